@@ -1,0 +1,38 @@
+import type { Event } from '../util/event';
+
+/** Why a transport closed. `expected` is true when we asked it to close. */
+export interface TransportCloseInfo {
+  readonly reason: string;
+  readonly expected: boolean;
+  readonly exitCode?: number | null;
+  readonly signal?: NodeJS.Signals | null;
+  /** The last lines the process wrote to stderr, oldest first. */
+  readonly stderrTail?: readonly string[];
+  readonly error?: Error;
+}
+
+/** A framing- or parse-level problem with incoming bytes; the transport stays open. */
+export interface TransportWarning {
+  readonly message: string;
+  /** A short, log-safe excerpt of the offending input. */
+  readonly excerpt?: string;
+}
+
+/**
+ * Moves JSON-RPC payloads. The transport delivers parsed JSON values (not yet
+ * validated as JSON-RPC) and sends already-serialisable objects.
+ */
+export interface Transport {
+  /** Starts the transport; resolves once messages may be sent. Rejects if it cannot start. */
+  start(): Promise<void>;
+  /** Sends one JSON-RPC message (or batch). Resolves when written (respecting back-pressure). */
+  send(message: unknown): Promise<void>;
+  /** Closes gracefully; a second call forces. Resolves when fully closed. */
+  close(): Promise<void>;
+  readonly onMessage: Event<unknown>;
+  readonly onClose: Event<TransportCloseInfo>;
+  readonly onWarning: Event<TransportWarning>;
+  /** Free-form log lines (e.g. stderr of a child process). */
+  readonly onLog: Event<string>;
+  readonly isClosed: boolean;
+}
