@@ -1,0 +1,486 @@
+import type { z } from 'zod';
+import type { Transport, TransportCloseInfo } from '../transport/transport';
+import { Emitter, type Event } from '../util/event';
+import type { Disposable } from '../util/disposable';
+import { nullLogger, type Logger } from '../util/logger';
+import {
+  ConnectionClosedError,
+  ErrorCode,
+  InvalidResultError,
+  McpError,
+  RemoteError,
+  RequestCancelledError,
+  RequestTimeoutError,
+  describeClose,
+} from './errors';
+import {
+  classifyMessage,
+  excerpt,
+  formatZodError,
+  type JsonRpcErrorResponse,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResultResponse,
+  type RequestId,
+} from './jsonrpc';
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** Upper bound for a request whose timeout is reset by progress. */
+export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 10 * 60_000;
+
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface RequestOptions {
+  /** Time without an answer before the request fails. Default: the connection's. */
+  timeoutMs?: number;
+  /** Cancels the request: the server is sent `notifications/cancelled`. */
+  signal?: AbortSignal;
+  /** Receives `notifications/progress` for this request; adds a progress token. */
+  onProgress?: (update: ProgressUpdate) => void;
+  /** Progress notifications restart the timeout, up to `maxTotalTimeoutMs`. */
+  resetTimeoutOnProgress?: boolean;
+  maxTotalTimeoutMs?: number;
+  /** Extra `_meta` for the request (merged with the progress token). */
+  meta?: Record<string, unknown>;
+}
+
+export interface IncomingRequestContext {
+  readonly id: RequestId;
+  readonly method: string;
+  /** Aborted when the peer cancels the request or the connection closes. */
+  readonly signal: AbortSignal;
+  readonly meta?: Record<string, unknown>;
+}
+
+export type RequestHandler = (
+  params: Record<string, unknown>,
+  context: IncomingRequestContext,
+) => unknown | Promise<unknown>;
+
+export type NotificationHandler = (params: Record<string, unknown>) => void;
+
+export type MessageDirection = 'send' | 'receive';
+
+export interface ConnectionOptions {
+  /** Names the peer in every log line and error ("server 'everything'"). */
+  label: string;
+  logger?: Logger;
+  defaultTimeoutMs?: number;
+  maxTotalTimeoutMs?: number;
+  /** Called with every message in and out, for a protocol trace. Only set it when tracing. */
+  onTrace?: (direction: MessageDirection, message: unknown) => void;
+}
+
+interface PendingRequest {
+  readonly id: number;
+  readonly method: string;
+  readonly startedAt: number;
+  readonly timeoutMs: number;
+  readonly maxTotalTimeoutMs: number;
+  readonly resetTimeoutOnProgress: boolean;
+  readonly onProgress?: (update: ProgressUpdate) => void;
+  readonly resultSchema?: z.ZodType<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: Error) => void;
+  timer: NodeJS.Timeout | undefined;
+  cleanup: () => void;
+}
+
+/**
+ * A JSON-RPC 2.0 endpoint over a Transport: links responses to requests,
+ * enforces timeouts, routes progress and cancellation, and answers the peer's
+ * requests through installed handlers.
+ */
+export class JsonRpcConnection implements Disposable {
+  private readonly logger: Logger;
+  private readonly pending = new Map<number, PendingRequest>();
+  private readonly requestHandlers = new Map<string, RequestHandler>();
+  private readonly notificationEmitters = new Map<string, Emitter<Record<string, unknown>>>();
+  private readonly incoming = new Map<RequestId, AbortController>();
+  private readonly onCloseEmitter = new Emitter<TransportCloseInfo>();
+  private readonly subscriptions: Disposable[] = [];
+  private nextId = 1;
+  private closeInfo: TransportCloseInfo | undefined;
+
+  readonly onClose: Event<TransportCloseInfo> = this.onCloseEmitter.event;
+
+  constructor(
+    private readonly transport: Transport,
+    private readonly options: ConnectionOptions,
+  ) {
+    this.logger = options.logger ?? nullLogger;
+    this.subscriptions.push(
+      transport.onMessage((value) => this.handleIncoming(value)),
+      transport.onWarning((warning) =>
+        this.logger.warn(
+          `[${options.label}] ${warning.message}${warning.excerpt ? `: ${warning.excerpt}` : ''}`,
+        ),
+      ),
+      transport.onClose((info) => this.handleClose(info)),
+    );
+    this.setRequestHandler('ping', () => ({}));
+  }
+
+  get label(): string {
+    return this.options.label;
+  }
+
+  get isClosed(): boolean {
+    return this.closeInfo !== undefined;
+  }
+
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Installs the handler for requests the peer sends us. Replaces any previous one. */
+  setRequestHandler(method: string, handler: RequestHandler): Disposable {
+    this.requestHandlers.set(method, handler);
+    return {
+      dispose: () => {
+        if (this.requestHandlers.get(method) === handler) this.requestHandlers.delete(method);
+      },
+    };
+  }
+
+  hasRequestHandler(method: string): boolean {
+    return this.requestHandlers.has(method);
+  }
+
+  /** Subscribes to one notification method from the peer. */
+  onNotification(method: string, handler: NotificationHandler): Disposable {
+    let emitter = this.notificationEmitters.get(method);
+    if (!emitter) {
+      emitter = new Emitter<Record<string, unknown>>((err) =>
+        this.logger.error(`[${this.options.label}] handler for ${method} failed: ${errorText(err)}`),
+      );
+      this.notificationEmitters.set(method, emitter);
+    }
+    return emitter.event(handler);
+  }
+
+  /**
+   * Sends a request and resolves with its result, validated by `resultSchema`
+   * when given. Rejects with a typed McpError on error, timeout, cancellation or close.
+   */
+  request<T = Record<string, unknown>>(
+    method: string,
+    params?: Record<string, unknown>,
+    resultSchema?: z.ZodType<T>,
+    options: RequestOptions = {},
+  ): Promise<T> {
+    if (this.closeInfo) {
+      return Promise.reject(this.closedError(method));
+    }
+    if (options.signal?.aborted) {
+      return Promise.reject(new RequestCancelledError(method, abortReason(options.signal)));
+    }
+    const id = this.nextId++;
+    const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+    const maxTotalTimeoutMs = Math.max(
+      timeoutMs,
+      options.maxTotalTimeoutMs ?? this.options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS,
+    );
+
+    let outgoingParams = params;
+    if (options.onProgress || options.meta) {
+      const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined), ...options.meta };
+      if (options.onProgress) meta.progressToken = id;
+      outgoingParams = { ...params, _meta: meta };
+    }
+
+    return new Promise<T>((resolve, reject) => {
+      const pending: PendingRequest = {
+        id,
+        method,
+        startedAt: Date.now(),
+        timeoutMs,
+        maxTotalTimeoutMs,
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+        onProgress: options.onProgress,
+        resultSchema: resultSchema as z.ZodType<unknown> | undefined,
+        resolve: resolve as (value: unknown) => void,
+        reject,
+        timer: undefined,
+        cleanup: () => {},
+      };
+      this.armTimer(pending, timeoutMs);
+      const signal = options.signal;
+      if (signal) {
+        const onAbort = () => this.cancelPending(pending, new RequestCancelledError(method, abortReason(signal)), abortReason(signal));
+        signal.addEventListener('abort', onAbort, { once: true });
+        pending.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.pending.set(id, pending);
+
+      const message: Record<string, unknown> = { jsonrpc: '2.0', id, method };
+      if (outgoingParams !== undefined) message.params = outgoingParams;
+      this.write(message).catch((err: unknown) => {
+        this.settle(id)?.reject(
+          err instanceof McpError ? err : new ConnectionClosedError(`Could not send ${method} to ${this.options.label}: ${errorText(err)}`),
+        );
+      });
+    });
+  }
+
+  /** Sends a notification. Resolves when written; rejects if the connection is closed. */
+  async notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    if (this.closeInfo) throw this.closedError(method);
+    const message: Record<string, unknown> = { jsonrpc: '2.0', method };
+    if (params !== undefined) message.params = params;
+    await this.write(message);
+  }
+
+  /** Closes the transport; pending requests are rejected by the close handler. */
+  async close(): Promise<void> {
+    await this.transport.close();
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
+    this.subscriptions.length = 0;
+    if (!this.closeInfo) {
+      this.handleClose({ reason: 'the connection was disposed', expected: true });
+    }
+    for (const emitter of this.notificationEmitters.values()) emitter.dispose();
+    this.onCloseEmitter.dispose();
+  }
+
+  // --- internals -----------------------------------------------------------
+
+  private write(message: unknown): Promise<void> {
+    this.options.onTrace?.('send', message);
+    return this.transport.send(message);
+  }
+
+  private armTimer(pending: PendingRequest, delayMs: number): void {
+    if (pending.timer) clearTimeout(pending.timer);
+    pending.timer = setTimeout(() => {
+      const elapsed = Date.now() - pending.startedAt;
+      const reason =
+        elapsed >= pending.maxTotalTimeoutMs && pending.resetTimeoutOnProgress
+          ? `reached the maximum total time of ${pending.maxTotalTimeoutMs} ms`
+          : `no answer from ${this.options.label}`;
+      this.cancelPending(
+        pending,
+        new RequestTimeoutError(pending.method, pending.resetTimeoutOnProgress ? elapsed : pending.timeoutMs, reason),
+        `timed out after ${elapsed} ms`,
+      );
+    }, delayMs);
+  }
+
+  /** Ends a pending request on our side and tells the server to stop working on it. */
+  private cancelPending(pending: PendingRequest, error: McpError, reason: string): void {
+    if (!this.settle(pending.id)) return;
+    pending.reject(error);
+    // The spec forbids cancelling initialize; its failure ends the connection instead.
+    if (pending.method !== 'initialize' && !this.closeInfo) {
+      this.notify('notifications/cancelled', { requestId: pending.id, reason }).catch((err: unknown) =>
+        this.logger.debug(`[${this.options.label}] could not send notifications/cancelled: ${errorText(err)}`),
+      );
+    }
+  }
+
+  /** Removes a pending request and its timer/listeners; returns it if it was still pending. */
+  private settle(id: number): PendingRequest | undefined {
+    const pending = this.pending.get(id);
+    if (!pending) return undefined;
+    this.pending.delete(id);
+    if (pending.timer) clearTimeout(pending.timer);
+    pending.cleanup();
+    return pending;
+  }
+
+  private handleIncoming(value: unknown): void {
+    this.options.onTrace?.('receive', value);
+    if (Array.isArray(value)) {
+      if (value.length === 0) {
+        this.logger.warn(`[${this.options.label}] dropped an empty JSON-RPC batch`);
+        return;
+      }
+      for (const member of value) this.handleOne(member);
+      return;
+    }
+    this.handleOne(value);
+  }
+
+  private handleOne(value: unknown): void {
+    const classified = classifyMessage(value);
+    switch (classified.kind) {
+      case 'result':
+        this.handleResult(classified.message);
+        return;
+      case 'error':
+        this.handleErrorResponse(classified.message);
+        return;
+      case 'request':
+        this.handleRequest(classified.message);
+        return;
+      case 'notification':
+        this.handleNotification(classified.message);
+        return;
+      case 'invalid':
+        this.logger.warn(`[${this.options.label}] dropped a message that is not valid JSON-RPC (${classified.reason}): ${excerpt(value)}`);
+        return;
+    }
+  }
+
+  private handleResult(message: JsonRpcResultResponse): void {
+    const pending = typeof message.id === 'number' ? this.settle(message.id) : undefined;
+    if (!pending) {
+      this.logger.warn(`[${this.options.label}] ignored a response to unknown or already settled request id ${JSON.stringify(message.id)}`);
+      return;
+    }
+    if (!pending.resultSchema) {
+      pending.resolve(message.result);
+      return;
+    }
+    const parsed = pending.resultSchema.safeParse(message.result);
+    if (parsed.success) {
+      pending.resolve(parsed.data);
+    } else {
+      const error = new InvalidResultError(pending.method, formatZodError(parsed.error));
+      this.logger.warn(`[${this.options.label}] ${error.message}`);
+      pending.reject(error);
+    }
+  }
+
+  private handleErrorResponse(message: JsonRpcErrorResponse): void {
+    const id = message.id;
+    const pending = typeof id === 'number' ? this.settle(id) : undefined;
+    if (!pending) {
+      this.logger.warn(
+        `[${this.options.label}] error response for unknown or already settled request id ${JSON.stringify(id ?? null)}: ` +
+          `${message.error.code} ${message.error.message}`,
+      );
+      return;
+    }
+    pending.reject(new RemoteError(pending.method, message.error.code, message.error.message, message.error.data));
+  }
+
+  private handleNotification(message: JsonRpcNotification): void {
+    const params = message.params ?? {};
+    switch (message.method) {
+      case 'notifications/progress':
+        this.routeProgress(params);
+        break;
+      case 'notifications/cancelled': {
+        const requestId = params.requestId;
+        if (typeof requestId === 'string' || typeof requestId === 'number') {
+          this.incoming.get(requestId)?.abort(new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by the peer'));
+        }
+        break;
+      }
+    }
+    this.notificationEmitters.get(message.method)?.fire(params);
+  }
+
+  private routeProgress(params: Record<string, unknown>): void {
+    const token = params.progressToken;
+    const pending = typeof token === 'number' ? this.pending.get(token) : undefined;
+    if (!pending || typeof params.progress !== 'number') {
+      this.logger.debug(`[${this.options.label}] progress for unknown token ${JSON.stringify(token)}`);
+      return;
+    }
+    if (pending.resetTimeoutOnProgress) {
+      const remainingTotal = pending.maxTotalTimeoutMs - (Date.now() - pending.startedAt);
+      this.armTimer(pending, Math.max(0, Math.min(pending.timeoutMs, remainingTotal)));
+    }
+    if (pending.onProgress) {
+      try {
+        pending.onProgress({
+          progress: params.progress,
+          total: typeof params.total === 'number' ? params.total : undefined,
+          message: typeof params.message === 'string' ? params.message : undefined,
+        });
+      } catch (err) {
+        this.logger.error(`[${this.options.label}] progress listener for ${pending.method} failed: ${errorText(err)}`);
+      }
+    }
+  }
+
+  private handleRequest(message: JsonRpcRequest): void {
+    const { id, method } = message;
+    const handler = this.requestHandlers.get(method);
+    if (!handler) {
+      this.sendError(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
+      return;
+    }
+    if (this.incoming.has(id)) {
+      this.sendError(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use`);
+      return;
+    }
+    const controller = new AbortController();
+    this.incoming.set(id, controller);
+    const params = message.params ?? {};
+    const context: IncomingRequestContext = {
+      id,
+      method,
+      signal: controller.signal,
+      meta: params._meta as Record<string, unknown> | undefined,
+    };
+    Promise.resolve()
+      .then(() => handler(params, context))
+      .then(
+        (result) => {
+          if (controller.signal.aborted) return; // cancelled: the spec says not to answer
+          this.sendResponse({ jsonrpc: '2.0', id, result: (result ?? {}) as Record<string, unknown> });
+        },
+        (err: unknown) => {
+          if (controller.signal.aborted) return;
+          if (err instanceof McpError) {
+            this.sendResponse({ jsonrpc: '2.0', id, error: err.toJson() });
+          } else {
+            this.logger.error(`[${this.options.label}] handler for ${method} failed: ${errorText(err)}`);
+            this.sendError(id, ErrorCode.InternalError, errorText(err));
+          }
+        },
+      )
+      .finally(() => this.incoming.delete(id));
+  }
+
+  private sendError(id: RequestId, code: number, message: string): void {
+    this.sendResponse({ jsonrpc: '2.0', id, error: { code, message } });
+  }
+
+  private sendResponse(message: Record<string, unknown>): void {
+    if (this.closeInfo) return;
+    this.write(message).catch((err: unknown) =>
+      this.logger.debug(`[${this.options.label}] could not send a response: ${errorText(err)}`),
+    );
+  }
+
+  private handleClose(info: TransportCloseInfo): void {
+    if (this.closeInfo) return;
+    this.closeInfo = info;
+    const pending = [...this.pending.values()];
+    for (const p of pending) {
+      this.settle(p.id);
+      p.reject(this.closedError(p.method));
+    }
+    for (const controller of this.incoming.values()) controller.abort(new Error('connection closed'));
+    this.incoming.clear();
+    this.onCloseEmitter.fire(info);
+  }
+
+  private closedError(method: string): ConnectionClosedError {
+    const info = this.closeInfo;
+    const why = info ? describeClose(info) : 'the connection is closed';
+    return new ConnectionClosedError(`${method} failed: connection to ${this.options.label} closed (${why})`, info);
+  }
+}
+
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  if (reason instanceof Error) return reason.message;
+  if (typeof reason === 'string') return reason;
+  return 'cancelled by the caller';
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
