@@ -14,6 +14,8 @@ const common = {
   legalComments: 'none',
   logLevel: 'info',
   metafile: true,
+  // Prefer ES modules: jsonc-parser's UMD build hides its requires from the bundler.
+  mainFields: ['module', 'main'],
 };
 
 const builds = [

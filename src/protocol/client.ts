@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { ZodSchema } from './zod';
 import type { Transport, TransportCloseInfo } from '../transport/transport';
 import { Emitter, type Event } from '../util/event';
 import type { Disposable } from '../util/disposable';
@@ -301,7 +301,7 @@ export class McpClient implements Disposable {
   private call<T>(
     method: string,
     params: Record<string, unknown> | undefined,
-    schema: z.ZodType<T>,
+    schema: ZodSchema<T>,
     options: RequestOptions | undefined,
     capability: Capability | undefined,
     allowBeforeReady = false,

@@ -1,4 +1,4 @@
-import type { z } from 'zod';
+import type { ZodSchema } from './zod';
 import type { Transport, TransportCloseInfo } from '../transport/transport';
 import { Emitter, type Event } from '../util/event';
 import type { Disposable } from '../util/disposable';
@@ -83,7 +83,7 @@ interface PendingRequest {
   readonly maxTotalTimeoutMs: number;
   readonly resetTimeoutOnProgress: boolean;
   readonly onProgress?: (update: ProgressUpdate) => void;
-  readonly resultSchema?: z.ZodType<unknown>;
+  readonly resultSchema?: ZodSchema<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
   timer: NodeJS.Timeout | undefined;
@@ -170,7 +170,7 @@ export class JsonRpcConnection implements Disposable {
   request<T = Record<string, unknown>>(
     method: string,
     params?: Record<string, unknown>,
-    resultSchema?: z.ZodType<T>,
+    resultSchema?: ZodSchema<T>,
     options: RequestOptions = {},
   ): Promise<T> {
     if (this.closeInfo) {
@@ -202,7 +202,7 @@ export class JsonRpcConnection implements Disposable {
         maxTotalTimeoutMs,
         resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
         onProgress: options.onProgress,
-        resultSchema: resultSchema as z.ZodType<unknown> | undefined,
+        resultSchema: resultSchema as ZodSchema<unknown> | undefined,
         resolve: resolve as (value: unknown) => void,
         reject,
         timer: undefined,

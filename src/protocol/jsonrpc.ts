@@ -1,7 +1,7 @@
-import { z } from 'zod';
+import { z } from './zod';
 
 /** JSON-RPC 2.0 as MCP uses it: ids are strings or integers, params and results are objects. */
-export const RequestIdSchema = z.union([z.string(), z.number().int()]);
+export const RequestIdSchema = z.union([z.string(), z.int()]);
 export type RequestId = z.infer<typeof RequestIdSchema>;
 
 const ParamsSchema = z.record(z.string(), z.unknown());
@@ -10,13 +10,13 @@ export const JsonRpcRequestSchema = z.looseObject({
   jsonrpc: z.literal('2.0'),
   id: RequestIdSchema,
   method: z.string(),
-  params: ParamsSchema.optional(),
+  params: z.optional(ParamsSchema),
 });
 
 export const JsonRpcNotificationSchema = z.looseObject({
   jsonrpc: z.literal('2.0'),
   method: z.string(),
-  params: ParamsSchema.optional(),
+  params: z.optional(ParamsSchema),
 });
 
 export const JsonRpcResultResponseSchema = z.looseObject({
@@ -26,15 +26,15 @@ export const JsonRpcResultResponseSchema = z.looseObject({
 });
 
 export const JsonRpcErrorObjectSchema = z.looseObject({
-  code: z.number().int(),
+  code: z.int(),
   message: z.string(),
-  data: z.unknown().optional(),
+  data: z.optional(z.unknown()),
 });
 
 export const JsonRpcErrorResponseSchema = z.looseObject({
   jsonrpc: z.literal('2.0'),
   // An error about a request that could not be parsed has no (or a null) id.
-  id: RequestIdSchema.nullable().optional(),
+  id: z.optional(z.nullable(RequestIdSchema)),
   error: JsonRpcErrorObjectSchema,
 });
 
@@ -96,7 +96,7 @@ function describeJsonType(value: unknown): string {
 }
 
 /** A compact, single-line rendering of zod issues: `path: message; path: message`. */
-export function formatZodError(error: z.ZodError, maxIssues = 3): string {
+export function formatZodError(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }, maxIssues = 3): string {
   const parts = error.issues.slice(0, maxIssues).map((issue) => {
     const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(root)';
     return `${where}: ${issue.message}`;

@@ -1,30 +1,32 @@
-import { z } from 'zod';
+import { z, type ZodSchema } from './zod';
+
+const opt = z.optional;
 
 /**
  * The MCP result shapes this client reads, validated at the boundary. Objects are
  * loose (unknown members kept) so newer servers keep working; what we rely on is checked.
  */
 
-const Meta = z.record(z.string(), z.unknown()).optional();
+const Meta = opt(z.record(z.string(), z.unknown()));
 
 export const ImplementationSchema = z.looseObject({
   name: z.string(),
   version: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  websiteUrl: z.string().optional(),
+  title: opt(z.string()),
+  description: opt(z.string()),
+  websiteUrl: opt(z.string()),
 });
 export type Implementation = z.infer<typeof ImplementationSchema>;
 
-const CapabilityObject = z.looseObject({}).optional();
+const CapabilityObject = opt(z.looseObject({}));
 
 export const ServerCapabilitiesSchema = z.looseObject({
-  experimental: z.record(z.string(), z.unknown()).optional(),
+  experimental: opt(z.record(z.string(), z.unknown())),
   logging: CapabilityObject,
   completions: CapabilityObject,
-  prompts: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
-  resources: z.looseObject({ subscribe: z.boolean().optional(), listChanged: z.boolean().optional() }).optional(),
-  tools: z.looseObject({ listChanged: z.boolean().optional() }).optional(),
+  prompts: opt(z.looseObject({ listChanged: opt(z.boolean()) })),
+  resources: opt(z.looseObject({ subscribe: opt(z.boolean()), listChanged: opt(z.boolean()) })),
+  tools: opt(z.looseObject({ listChanged: opt(z.boolean()) })),
   tasks: CapabilityObject,
 });
 export type ServerCapabilities = z.infer<typeof ServerCapabilitiesSchema>;
@@ -41,36 +43,36 @@ export const InitializeResultSchema = z.looseObject({
   protocolVersion: z.string(),
   capabilities: ServerCapabilitiesSchema,
   serverInfo: ImplementationSchema,
-  instructions: z.string().optional(),
+  instructions: opt(z.string()),
   _meta: Meta,
 });
 export type InitializeResult = z.infer<typeof InitializeResultSchema>;
 
-const Icons = z.array(z.looseObject({ src: z.string() })).optional();
+const Icons = opt(z.array(z.looseObject({ src: z.string() })));
 
-const AnnotationsSchema = z
-  .looseObject({
-    audience: z.array(z.string()).optional(),
-    priority: z.number().optional(),
-    lastModified: z.string().optional(),
-  })
-  .optional();
+const AnnotationsSchema = opt(
+  z.looseObject({
+    audience: opt(z.array(z.string())),
+    priority: opt(z.number()),
+    lastModified: opt(z.string()),
+  }),
+);
 
 export const ToolAnnotationsSchema = z.looseObject({
-  title: z.string().optional(),
-  readOnlyHint: z.boolean().optional(),
-  destructiveHint: z.boolean().optional(),
-  idempotentHint: z.boolean().optional(),
-  openWorldHint: z.boolean().optional(),
+  title: opt(z.string()),
+  readOnlyHint: opt(z.boolean()),
+  destructiveHint: opt(z.boolean()),
+  idempotentHint: opt(z.boolean()),
+  openWorldHint: opt(z.boolean()),
 });
 
 export const ToolSchema = z.looseObject({
   name: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
+  title: opt(z.string()),
+  description: opt(z.string()),
   inputSchema: z.looseObject({}),
-  outputSchema: z.looseObject({}).optional(),
-  annotations: ToolAnnotationsSchema.optional(),
+  outputSchema: opt(z.looseObject({})),
+  annotations: opt(ToolAnnotationsSchema),
   icons: Icons,
   _meta: Meta,
 });
@@ -79,10 +81,10 @@ export type Tool = z.infer<typeof ToolSchema>;
 export const ResourceSchema = z.looseObject({
   uri: z.string(),
   name: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  mimeType: z.string().optional(),
-  size: z.number().optional(),
+  title: opt(z.string()),
+  description: opt(z.string()),
+  mimeType: opt(z.string()),
+  size: opt(z.number()),
   annotations: AnnotationsSchema,
   icons: Icons,
   _meta: Meta,
@@ -92,9 +94,9 @@ export type Resource = z.infer<typeof ResourceSchema>;
 export const ResourceTemplateSchema = z.looseObject({
   uriTemplate: z.string(),
   name: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  mimeType: z.string().optional(),
+  title: opt(z.string()),
+  description: opt(z.string()),
+  mimeType: opt(z.string()),
   annotations: AnnotationsSchema,
   icons: Icons,
   _meta: Meta,
@@ -103,16 +105,16 @@ export type ResourceTemplate = z.infer<typeof ResourceTemplateSchema>;
 
 export const PromptArgumentSchema = z.looseObject({
   name: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  required: z.boolean().optional(),
+  title: opt(z.string()),
+  description: opt(z.string()),
+  required: opt(z.boolean()),
 });
 
 export const PromptSchema = z.looseObject({
   name: z.string(),
-  title: z.string().optional(),
-  description: z.string().optional(),
-  arguments: z.array(PromptArgumentSchema).optional(),
+  title: opt(z.string()),
+  description: opt(z.string()),
+  arguments: opt(z.array(PromptArgumentSchema)),
   icons: Icons,
   _meta: Meta,
 });
@@ -120,13 +122,13 @@ export type Prompt = z.infer<typeof PromptSchema>;
 
 export const TextResourceContentsSchema = z.looseObject({
   uri: z.string(),
-  mimeType: z.string().optional(),
+  mimeType: opt(z.string()),
   text: z.string(),
   _meta: Meta,
 });
 export const BlobResourceContentsSchema = z.looseObject({
   uri: z.string(),
-  mimeType: z.string().optional(),
+  mimeType: opt(z.string()),
   blob: z.string(),
   _meta: Meta,
 });
@@ -138,7 +140,7 @@ export type ResourceContents = TextResourceContents | BlobResourceContents;
 export const TextContentSchema = z.looseObject({ type: z.literal('text'), text: z.string(), annotations: AnnotationsSchema, _meta: Meta });
 export const ImageContentSchema = z.looseObject({ type: z.literal('image'), data: z.string(), mimeType: z.string(), annotations: AnnotationsSchema, _meta: Meta });
 export const AudioContentSchema = z.looseObject({ type: z.literal('audio'), data: z.string(), mimeType: z.string(), annotations: AnnotationsSchema, _meta: Meta });
-export const ResourceLinkSchema = ResourceSchema.extend({ type: z.literal('resource_link') });
+export const ResourceLinkSchema = z.extend(ResourceSchema, { type: z.literal('resource_link') });
 export const EmbeddedResourceSchema = z.looseObject({ type: z.literal('resource'), resource: ResourceContentsSchema, annotations: AnnotationsSchema, _meta: Meta });
 
 export type TextContent = z.infer<typeof TextContentSchema>;
@@ -153,7 +155,7 @@ export interface UnknownContent {
 }
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 
-const knownContent: Record<string, z.ZodType<unknown>> = {
+const knownContent: Record<string, ZodSchema<unknown>> = {
   text: TextContentSchema,
   image: ImageContentSchema,
   audio: AudioContentSchema,
@@ -171,38 +173,38 @@ export const ContentBlockSchema = z.looseObject({ type: z.string() }).check((ctx
       ctx.issues.push({ code: 'custom', message: issue.message, path: issue.path, input: ctx.value });
     }
   }
-}) as unknown as z.ZodType<ContentBlock | UnknownContent>;
+}) as unknown as ZodSchema<ContentBlock | UnknownContent>;
 
 export const CallToolResultSchema = z.looseObject({
-  content: z.array(ContentBlockSchema).default([]),
-  structuredContent: z.record(z.string(), z.unknown()).optional(),
-  isError: z.boolean().optional(),
+  content: z._default(z.array(ContentBlockSchema), []),
+  structuredContent: opt(z.record(z.string(), z.unknown())),
+  isError: opt(z.boolean()),
   _meta: Meta,
 });
 export type CallToolResult = z.infer<typeof CallToolResultSchema>;
 
-function paginated<T extends z.ZodType>(key: string, item: T) {
-  return z.looseObject({ [key]: z.array(item), nextCursor: z.string().optional(), _meta: Meta });
+function paginated(key: string, item: ZodSchema<unknown>) {
+  return z.looseObject({ [key]: z.array(item), nextCursor: opt(z.string()), _meta: Meta });
 }
 
-export const ListToolsResultSchema = paginated('tools', ToolSchema) as unknown as z.ZodType<{ tools: Tool[]; nextCursor?: string }>;
-export const ListResourcesResultSchema = paginated('resources', ResourceSchema) as unknown as z.ZodType<{ resources: Resource[]; nextCursor?: string }>;
-export const ListResourceTemplatesResultSchema = paginated('resourceTemplates', ResourceTemplateSchema) as unknown as z.ZodType<{
+export const ListToolsResultSchema = paginated('tools', ToolSchema) as unknown as ZodSchema<{ tools: Tool[]; nextCursor?: string }>;
+export const ListResourcesResultSchema = paginated('resources', ResourceSchema) as unknown as ZodSchema<{ resources: Resource[]; nextCursor?: string }>;
+export const ListResourceTemplatesResultSchema = paginated('resourceTemplates', ResourceTemplateSchema) as unknown as ZodSchema<{
   resourceTemplates: ResourceTemplate[];
   nextCursor?: string;
 }>;
-export const ListPromptsResultSchema = paginated('prompts', PromptSchema) as unknown as z.ZodType<{ prompts: Prompt[]; nextCursor?: string }>;
+export const ListPromptsResultSchema = paginated('prompts', PromptSchema) as unknown as ZodSchema<{ prompts: Prompt[]; nextCursor?: string }>;
 
 export const ReadResourceResultSchema = z.looseObject({ contents: z.array(ResourceContentsSchema), _meta: Meta });
 export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;
 
 export const PromptMessageSchema = z.looseObject({ role: z.enum(['user', 'assistant']), content: ContentBlockSchema });
-export const GetPromptResultSchema = z.looseObject({ description: z.string().optional(), messages: z.array(PromptMessageSchema), _meta: Meta });
+export const GetPromptResultSchema = z.looseObject({ description: opt(z.string()), messages: z.array(PromptMessageSchema), _meta: Meta });
 export type GetPromptResult = z.infer<typeof GetPromptResultSchema>;
 export type PromptMessage = z.infer<typeof PromptMessageSchema>;
 
 export const CompleteResultSchema = z.looseObject({
-  completion: z.looseObject({ values: z.array(z.string()), total: z.number().optional(), hasMore: z.boolean().optional() }),
+  completion: z.looseObject({ values: z.array(z.string()), total: opt(z.number()), hasMore: opt(z.boolean()) }),
   _meta: Meta,
 });
 export type CompleteResult = z.infer<typeof CompleteResultSchema>;
@@ -212,7 +214,7 @@ export const EmptyResultSchema = z.looseObject({ _meta: Meta });
 export const LoggingLevels = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
 export type LoggingLevel = (typeof LoggingLevels)[number];
 
-export const LoggingMessageParamsSchema = z.looseObject({ level: z.enum(LoggingLevels), logger: z.string().optional(), data: z.unknown() });
+export const LoggingMessageParamsSchema = z.looseObject({ level: z.enum(LoggingLevels), logger: opt(z.string()), data: z.unknown() });
 export type LoggingMessageParams = z.infer<typeof LoggingMessageParamsSchema>;
 
 export const ResourceUpdatedParamsSchema = z.looseObject({ uri: z.string() });

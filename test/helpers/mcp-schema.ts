@@ -1,0 +1,73 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import Ajv from 'ajv';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
+import { REPO_ROOT } from './paths';
+
+/** The official MCP JSON Schemas, shipped beside the repository in shared/mcp-spec. */
+export const MCP_SCHEMA_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'mcp-spec', 'schema');
+
+export function schemaAvailable(version: string): boolean {
+  return fs.existsSync(path.join(MCP_SCHEMA_DIR, version, 'schema.json'));
+}
+
+/**
+ * Validates recorded messages the way the spec README says: requests and
+ * notifications against the definition whose `method` const matches, results
+ * against the `<Name>Result` of the request they answer.
+ */
+export class McpSchemaValidator {
+  private readonly ajv: Ajv;
+  private readonly defsKey: string;
+  private readonly defs: Record<string, any>;
+  private readonly byMethod = new Map<string, string>();
+  private readonly cache = new Map<string, ValidateFunction>();
+
+  constructor(readonly version: string) {
+    const file = path.join(MCP_SCHEMA_DIR, version, 'schema.json');
+    const schema = JSON.parse(fs.readFileSync(file, 'utf8'));
+    this.defsKey = schema.$defs ? '$defs' : 'definitions';
+    this.defs = schema[this.defsKey];
+    this.ajv = schema.$defs ? new Ajv2020({ strict: false, allErrors: true }) : new Ajv({ strict: false, allErrors: true });
+    addFormats(this.ajv as any);
+    const { $schema: _ignored, ...rest } = schema;
+    this.ajv.addSchema(rest, 'mcp');
+    for (const [name, def] of Object.entries(this.defs)) {
+      const method = def?.properties?.method?.const;
+      if (typeof method === 'string') {
+        // Prefer concrete messages over abstract bases.
+        if (!this.byMethod.has(method) || name.endsWith('Request') || name.endsWith('Notification')) this.byMethod.set(method, name);
+      }
+    }
+  }
+
+  hasDefinition(name: string): boolean {
+    return name in this.defs;
+  }
+
+  definitionForMethod(method: string): string | undefined {
+    return this.byMethod.get(method);
+  }
+
+  /** The result definition for a request method, e.g. tools/call -> CallToolResult. */
+  resultDefinitionFor(method: string): string | undefined {
+    const request = this.byMethod.get(method);
+    if (!request) return undefined;
+    const candidate = request.replace(/Request$/, 'Result');
+    if (this.hasDefinition(candidate)) return candidate;
+    return this.hasDefinition('EmptyResult') ? 'EmptyResult' : 'Result';
+  }
+
+  validate(definition: string, value: unknown): string[] {
+    let fn = this.cache.get(definition);
+    if (!fn) {
+      fn = this.ajv.getSchema(`mcp#/${this.defsKey}/${definition}`);
+      if (!fn) throw new Error(`no definition ${definition} in MCP schema ${this.version}`);
+      this.cache.set(definition, fn);
+    }
+    if (fn(value)) return [];
+    return (fn.errors ?? []).map((e) => `${definition}${e.instancePath} ${e.message}`);
+  }
+}
