@@ -1,0 +1,150 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { REPO_ROOT, fixture } from '../helpers/paths';
+import { EVERYTHING, FILESYSTEM, MEMORY } from '../helpers/servers';
+
+const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+
+function cli(args: string[], options: { cwd?: string } = {}) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', cwd: options.cwd ?? REPO_ROOT, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const node = process.execPath;
+
+describe('mcp-host CLI (the built dist/cli.js)', () => {
+  test('the bundle exists and is executable as a bin', () => {
+    assert.ok(fs.existsSync(CLI), 'run `npm run build` first');
+    assert.match(fs.readFileSync(CLI, 'utf8').slice(0, 30), /^#!\/usr\/bin\/env node/);
+  });
+
+  test('list prints server info, tools, resources, templates and prompts', () => {
+    const r = cli(['list', '--', node, ...EVERYTHING]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /protocol 2025-11-25/);
+    assert.match(r.stdout, /^Tools \(\d+\)/m);
+    assert.match(r.stdout, /^ {2}echo - /m);
+    assert.match(r.stdout, /^Resources \(\d+\)/m);
+    assert.match(r.stdout, /^Resource templates \(2\)/m);
+    assert.match(r.stdout, /args-prompt\(city, state\?\)/);
+    assert.equal(r.stderr, '', 'server stderr is hidden without --verbose');
+  });
+
+  test('list --json follows every page', () => {
+    const r = cli(['list', '--json', '--', node, fixture('paging.mjs')]);
+    assert.equal(r.code, 0, r.stderr);
+    const data = JSON.parse(r.stdout);
+    assert.equal(data.tools.length, 25);
+    assert.equal(data.prompts.length, 25);
+    assert.equal(data.resourceTemplates.length, 25);
+  });
+
+  test('call prints text, describes images, shows structuredContent as JSON', () => {
+    const echo = cli(['call', 'echo', '--args', '{"message":"hi there"}', '--', node, ...EVERYTHING]);
+    assert.equal(echo.code, 0, echo.stderr);
+    assert.match(echo.stdout, /hi there/);
+    const image = cli(['call', 'get-tiny-image', '--', node, ...EVERYTHING]);
+    assert.equal(image.code, 0, image.stderr);
+    assert.match(image.stdout, /\[image image\/png, \d+ bytes\]/);
+    const structured = cli(['call', 'add', '--args', '{"a":2,"b":3}', '--', node, fixture('good-server.mjs')]);
+    assert.equal(structured.code, 0, structured.stderr);
+    assert.match(structured.stdout, /structuredContent:\n\{\n\s+"sum": 5/);
+  });
+
+  test('call exits 1 when the tool answers isError', () => {
+    const r = cli(['call', 'fail', '--args', '{"message":"nope"}', '--', node, fixture('good-server.mjs')]);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /Tool error:/);
+  });
+
+  test('read prints a resource', () => {
+    const r = cli(['read', 'mem://good/hello.txt', '--', node, fixture('good-server.mjs')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stdout.length > 1);
+    const blob = cli(['read', 'mem://good/pixel.png', '--', node, fixture('good-server.mjs')]);
+    assert.match(blob.stdout, /\[binary image\/png/);
+  });
+
+  test('usage errors exit 2 with a reason', () => {
+    for (const args of [[], ['frobnicate', '--', 'x'], ['call', '--', 'x'], ['list'], ['call', 't', '--args', '{bad', '--', 'x'], ['list', '--timeout', 'soon', '--', 'x']]) {
+      const r = cli(args);
+      assert.equal(r.code, 2, `${args.join(' ')} -> ${r.code} ${r.stderr}`);
+      assert.match(r.stderr, /^mcp-host: .+\n/);
+      assert.match(r.stderr, /Usage:/);
+    }
+  });
+
+  test('server failures exit 3 with a one-line reason on stderr', () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['list', '--', 'definitely-not-a-command-xyz'], /not found|ENOENT/i],
+      [['list', '--', node, fixture('exit-immediately.mjs')], /exited with code 3.*missing config/i],
+      [['list', '--timeout', '300', '--', node, fixture('never-initialize.mjs')], /initialize timed out after 300 ms/],
+      [['list', '--', node, fixture('bad-version.mjs')], /1999-01-01/],
+      [['read', 'nope://x', '--', node, fixture('good-server.mjs')], /resources\/read/],
+    ];
+    for (const [args, pattern] of cases) {
+      const r = cli(args);
+      assert.equal(r.code, 3, `${args.join(' ')}: ${r.stderr}`);
+      const lines = r.stderr.trimEnd().split('\n');
+      assert.equal(lines.length, 1, `one line: ${r.stderr}`);
+      assert.match(lines[0], pattern);
+    }
+  });
+
+  test('--verbose shows server stderr prefixed with the server name', () => {
+    const r = cli(['list', '--verbose', '--', node, fixture('stderr-chatter.mjs')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /^\[node\] /m);
+  });
+
+  test('--config FILE --server NAME reads a VS Code mcp.json', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-cli-'));
+    fs.mkdirSync(path.join(dir, '.vscode'));
+    const config = path.join(dir, '.vscode', 'mcp.json');
+    fs.writeFileSync(
+      config,
+      `{
+        // comments are fine
+        "servers": {
+          "good": { "type": "stdio", "command": ${JSON.stringify(node)}, "args": [${JSON.stringify(fixture('good-server.mjs'))}] },
+          "env": { "command": ${JSON.stringify(node)}, "args": [${JSON.stringify(fixture('echo-env.mjs'))}], "env": { "WHERE": "\${workspaceFolder}" }, "cwd": "\${workspaceFolder}" },
+          "broken": { "type": "stdio", "args": [] },
+        },
+      }`,
+    );
+    const r = cli(['call', 'echo', '--args', '{"text":"from config"}', '--config', config, '--server', 'good']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /from config/);
+    const env = cli(['call', 'env', '--json', '--args', '{"names":["WHERE"]}', '--config', config, '--server', 'env']);
+    assert.equal(env.code, 0, env.stderr);
+    const data = JSON.parse(JSON.parse(env.stdout).content[0].text);
+    assert.equal(data.env.WHERE, dir);
+    assert.equal(fs.realpathSync(data.cwd), fs.realpathSync(dir));
+    const broken = cli(['list', '--config', config, '--server', 'broken']);
+    assert.equal(broken.code, 2);
+    assert.match(broken.stderr, /mcp\.json:\d+: .*"broken".*"command"/);
+    const missing = cli(['list', '--config', config, '--server', 'nope']);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no server named "nope".*good, env/);
+  });
+
+  test('works with server-filesystem and server-memory', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-fs-'));
+    fs.writeFileSync(path.join(dir, 'note.txt'), 'filesystem says hello');
+    const list = cli(['call', 'list_directory', '--args', JSON.stringify({ path: dir }), '--', node, ...FILESYSTEM, dir]);
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /note\.txt/);
+    const read = cli(['call', 'read_text_file', '--args', JSON.stringify({ path: path.join(dir, 'note.txt') }), '--', node, ...FILESYSTEM, dir]);
+    assert.equal(read.code, 0, read.stderr);
+    assert.match(read.stdout, /filesystem says hello/);
+    const outside = cli(['call', 'read_text_file', '--args', JSON.stringify({ path: '/etc/hostname' }), '--', node, ...FILESYSTEM, dir]);
+    assert.equal(outside.code, 1, 'access outside the allowed folder is a tool error');
+    const memory = cli(['list', '--json', '--', node, ...MEMORY]);
+    assert.equal(memory.code, 0, memory.stderr);
+    assert.ok(JSON.parse(memory.stdout).tools.some((t: { name: string }) => t.name === 'create_entities'));
+  });
+});
