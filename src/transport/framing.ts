@@ -1,0 +1,335 @@
+/**
+ * Newline-delimited framing for byte streams (the MCP stdio transport).
+ *
+ * Cost is linear in the bytes received: each byte is scanned for '\n' once (only the new
+ * chunk is searched), the chunks of one line are kept as a list and concatenated once when
+ * the line's newline arrives, and UTF-8 is decoded on complete lines only, so a multibyte
+ * character split across chunks is never damaged.
+ */
+import type { TransportWarning } from './transport';
+
+/** Default limit for one message (one line, in bytes, without its line terminator). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/** Length of the excerpt of bad input quoted in warnings (characters). */
+export const WARNING_EXCERPT_CHARS = 200;
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+export interface OversizeLineInfo {
+  /** Bytes of the line seen so far (the whole line when its newline had already arrived). */
+  readonly bytes: number;
+  /** True when `bytes` is the full line length; false when the line is still arriving. */
+  readonly complete: boolean;
+  readonly limit: number;
+  /** The first bytes of the line (at most 1 KiB), for an excerpt. */
+  readonly head: Buffer;
+}
+
+export interface LineSplitterOptions {
+  /** Longest accepted line in bytes, not counting '\n' or '\r\n'. */
+  readonly maxLineBytes: number;
+  /** One complete line, without its '\n' and without a trailing '\r'. The buffer may be a view. */
+  onLine(line: Buffer): void;
+  /** Called once per refused line, as soon as it is known to be too long. */
+  onOversize(info: OversizeLineInfo): void;
+}
+
+const HEAD_BYTES = 1024;
+
+/**
+ * Splits a byte stream into lines. A line longer than the limit is refused: its bytes are
+ * dropped as they arrive (never buffered) until the next newline, and `onOversize` is called
+ * once for it. Callback exceptions do not corrupt the state: the rest of the chunk is still
+ * processed and the first exception is rethrown afterwards.
+ */
+export class LineSplitter {
+  private parts: Buffer[] = [];
+  private pendingBytes = 0;
+  /** Dropping the rest of an oversize line until its newline. */
+  private discarding = false;
+  private ended = false;
+  private readonly maxLineBytes: number;
+
+  constructor(private readonly opts: LineSplitterOptions) {
+    if (!Number.isSafeInteger(opts.maxLineBytes) || opts.maxLineBytes <= 0) {
+      throw new RangeError(`maxLineBytes must be a positive integer, got ${String(opts.maxLineBytes)}`);
+    }
+    this.maxLineBytes = opts.maxLineBytes;
+  }
+
+  /** Bytes held for the line still in progress (0 while discarding). */
+  get bufferedBytes(): number {
+    return this.pendingBytes;
+  }
+
+  push(chunk: Buffer): void {
+    if (this.ended) throw new Error('LineSplitter: push() after end()');
+    const failures: unknown[] = [];
+    let start = 0;
+    while (start < chunk.length) {
+      const nl = chunk.indexOf(LF, start);
+      if (nl === -1) {
+        this.hold(chunk, start, failures);
+        break;
+      }
+      const piece = chunk.subarray(start, nl);
+      start = nl + 1;
+      if (this.discarding) {
+        // The newline ends the refused line; it was already reported.
+        this.discarding = false;
+        continue;
+      }
+      let line: Buffer;
+      if (this.parts.length === 0) {
+        line = piece;
+      } else {
+        this.parts.push(piece);
+        line = Buffer.concat(this.parts, this.pendingBytes + piece.length);
+        this.parts = [];
+      }
+      this.pendingBytes = 0;
+      this.emit(line, failures);
+    }
+    if (failures.length > 0) throw failures[0];
+  }
+
+  /** Ends the stream: a final line without a newline is still delivered. Idempotent. */
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    const failures: unknown[] = [];
+    if (this.discarding) {
+      this.discarding = false;
+    } else if (this.pendingBytes > 0) {
+      const line = Buffer.concat(this.parts, this.pendingBytes);
+      this.parts = [];
+      this.pendingBytes = 0;
+      this.emit(line, failures);
+    }
+    if (failures.length > 0) throw failures[0];
+  }
+
+  /** Keeps (or, for an oversize line, drops) the tail of a chunk that has no newline. */
+  private hold(chunk: Buffer, start: number, failures: unknown[]): void {
+    if (this.discarding) return;
+    const rest = start === 0 ? chunk : chunk.subarray(start);
+    this.parts.push(rest);
+    this.pendingBytes += rest.length;
+    // One byte of slack: the last byte may be the '\r' of a '\r\n' terminator.
+    if (this.pendingBytes > this.maxLineBytes + 1) {
+      const info: OversizeLineInfo = {
+        bytes: this.pendingBytes,
+        complete: false,
+        limit: this.maxLineBytes,
+        head: headOf(this.parts),
+      };
+      this.parts = [];
+      this.pendingBytes = 0;
+      this.discarding = true;
+      this.call(() => this.opts.onOversize(info), failures);
+    }
+  }
+
+  private emit(line: Buffer, failures: unknown[]): void {
+    const length = line.length > 0 && line[line.length - 1] === CR ? line.length - 1 : line.length;
+    if (length > this.maxLineBytes) {
+      const info: OversizeLineInfo = {
+        bytes: length,
+        complete: true,
+        limit: this.maxLineBytes,
+        head: line.subarray(0, Math.min(HEAD_BYTES, length)),
+      };
+      this.call(() => this.opts.onOversize(info), failures);
+      return;
+    }
+    const content = length === line.length ? line : line.subarray(0, length);
+    this.call(() => this.opts.onLine(content), failures);
+  }
+
+  private call(fn: () => void, failures: unknown[]): void {
+    try {
+      fn();
+    } catch (err) {
+      failures.push(err);
+    }
+  }
+}
+
+function headOf(parts: readonly Buffer[]): Buffer {
+  const out: Buffer[] = [];
+  let n = 0;
+  for (const p of parts) {
+    if (n >= HEAD_BYTES) break;
+    const take = p.subarray(0, HEAD_BYTES - n);
+    out.push(take);
+    n += take.length;
+  }
+  return Buffer.concat(out, n);
+}
+
+/**
+ * Decodes the first `maxBytes` of `buf` (default: all of it), dropping a UTF-8 sequence cut
+ * off at the end, so an excerpt never ends in a replacement character.
+ */
+export function decodeUtf8Prefix(buf: Buffer, maxBytes = buf.length): string {
+  let end = Math.min(buf.length, maxBytes);
+  // Find the start of the last sequence (at most 3 continuation bytes back).
+  let lead = end - 1;
+  while (lead >= 0 && lead > end - 4 && (buf[lead] & 0xc0) === 0x80) lead--;
+  if (lead >= 0) {
+    const b = buf[lead];
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    if (end - lead < need) end = lead;
+  }
+  return buf.toString('utf8', 0, end);
+}
+
+/** A short, single-line, log-safe excerpt of some text. */
+export function excerpt(text: string, maxChars = WARNING_EXCERPT_CHARS): string {
+  let s = text.length > maxChars ? text.slice(0, maxChars) : text;
+  // Control characters (ANSI escapes, NUL, ...) would garble a log line.
+  // eslint-disable-next-line no-control-regex
+  s = s.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  s = s.replace(/\t/g, ' ');
+  return text.length > maxChars ? `${s}…` : s;
+}
+
+/** "64 MiB", "1.5 KiB", "12 bytes". */
+export function formatBytes(n: number): string {
+  if (n < 1024) return `${n} bytes`;
+  const units = ['KiB', 'MiB', 'GiB'];
+  let v = n;
+  let u = -1;
+  while (v >= 1024 && u < units.length - 1) {
+    v /= 1024;
+    u++;
+  }
+  const text = Number.isInteger(v) ? String(v) : v.toFixed(1);
+  return `${text} ${units[u]}`;
+}
+
+export interface LineDecoderOptions {
+  /** Longest accepted message in bytes (one line, without its terminator). Default 64 MiB. */
+  readonly maxMessageBytes?: number;
+  /** One parsed JSON value per line. */
+  onMessage(value: unknown): void;
+  /** Lines that are not JSON, and refused oversize messages. */
+  onWarning(warning: TransportWarning): void;
+  /** Appended to the oversize warning: how a user raises the limit. */
+  readonly limitHint?: string;
+  /** Names the stream in warnings; default "stdout". */
+  readonly source?: string;
+}
+
+export const DEFAULT_LIMIT_HINT = 'raise the transport option maxMessageBytes if this server legitimately sends larger messages';
+
+/**
+ * Newline-delimited JSON decoder. Each non-blank line is parsed with JSON.parse; a line that
+ * is not JSON becomes a warning (with an excerpt) and decoding continues with the next line.
+ */
+export class LineDecoder {
+  private readonly splitter: LineSplitter;
+  readonly maxMessageBytes: number;
+
+  constructor(private readonly opts: LineDecoderOptions) {
+    this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.splitter = new LineSplitter({
+      maxLineBytes: this.maxMessageBytes,
+      onLine: (line) => this.onLine(line),
+      onOversize: (info) => this.onOversize(info),
+    });
+  }
+
+  push(chunk: Buffer): void {
+    this.splitter.push(chunk);
+  }
+
+  end(): void {
+    this.splitter.end();
+  }
+
+  private onLine(line: Buffer): void {
+    if (isBlank(line)) return;
+    let text = line.toString('utf8');
+    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte order mark
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      const source = this.opts.source ?? 'stdout';
+      const why = err instanceof Error ? err.message : String(err);
+      this.opts.onWarning({
+        message: `Ignored a line on ${source} that is not JSON (${formatBytes(line.length)}): ${excerpt(why, 160)}`,
+        excerpt: excerpt(text),
+      });
+      return;
+    }
+    this.opts.onMessage(value);
+  }
+
+  private onOversize(info: OversizeLineInfo): void {
+    const source = this.opts.source ?? 'stdout';
+    const size = info.complete ? `${formatBytes(info.bytes)} (${info.bytes} bytes)` : `more than ${formatBytes(info.bytes)} (${info.bytes} bytes so far)`;
+    this.opts.onWarning({
+      message:
+        `Discarded a message on ${source} of ${size}: it exceeds the limit of ${formatBytes(info.limit)} (${info.limit} bytes). ` +
+        `Decoding resumes after its newline; ${this.opts.limitHint ?? DEFAULT_LIMIT_HINT}.`,
+      excerpt: excerpt(decodeUtf8Prefix(info.head, WARNING_EXCERPT_CHARS * 4)),
+    });
+  }
+}
+
+function isBlank(line: Buffer): boolean {
+  for (let i = 0; i < line.length; i++) {
+    const b = line[i];
+    if (b !== 0x20 && b !== 0x09 && b !== CR && b !== 0x0b && b !== 0x0c) return false;
+  }
+  return true;
+}
+
+export interface TextLineDecoderOptions {
+  /** Longer lines are cut: the first part is delivered with a "[line truncated…]" note. */
+  readonly maxLineBytes?: number;
+  onLine(line: string): void;
+}
+
+/** Default cut-off for one line of free-form text (stderr). */
+export const DEFAULT_MAX_TEXT_LINE_BYTES = 64 * 1024;
+
+/** Splits a byte stream of UTF-8 text (e.g. stderr) into lines; CRLF-tolerant. */
+export class TextLineDecoder {
+  private readonly splitter: LineSplitter;
+
+  constructor(private readonly opts: TextLineDecoderOptions) {
+    this.splitter = new LineSplitter({
+      maxLineBytes: opts.maxLineBytes ?? DEFAULT_MAX_TEXT_LINE_BYTES,
+      onLine: (line) => this.opts.onLine(line.toString('utf8')),
+      onOversize: (info) =>
+        this.opts.onLine(
+          `${decodeUtf8Prefix(info.head)}… [line truncated: ${info.complete ? '' : 'more than '}${formatBytes(info.bytes)}]`,
+        ),
+    });
+  }
+
+  push(chunk: Buffer): void {
+    this.splitter.push(chunk);
+  }
+
+  end(): void {
+    this.splitter.end();
+  }
+}
+
+/**
+ * One message as a line for the wire: JSON plus '\n'. JSON.stringify never emits a raw
+ * newline; U+2028/U+2029 are escaped too, since some line readers treat them as line breaks.
+ */
+export function encodeMessage(message: unknown): string {
+  const json = JSON.stringify(message);
+  if (json === undefined) {
+    throw new TypeError(`Cannot send ${typeof message === 'undefined' ? 'undefined' : typeof message} as a JSON message`);
+  }
+  return `${json.replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'))}\n`;
+}

@@ -1,0 +1,315 @@
+import { test, describe } from 'node:test';
+import * as assert from 'node:assert/strict';
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  LineDecoder,
+  LineSplitter,
+  TextLineDecoder,
+  decodeUtf8Prefix,
+  encodeMessage,
+  excerpt,
+} from '../../src/transport/framing';
+import type { TransportWarning } from '../../src/transport/transport';
+
+function collect(maxMessageBytes?: number) {
+  const messages: unknown[] = [];
+  const warnings: TransportWarning[] = [];
+  const decoder = new LineDecoder({
+    maxMessageBytes,
+    onMessage: (v) => messages.push(v),
+    onWarning: (w) => warnings.push(w),
+  });
+  return { messages, warnings, decoder };
+}
+
+const SAMPLE = { jsonrpc: '2.0', id: 7, result: { text: 'héllo 😀 世界 ✓ 𝄞', n: [1, 2, 3] } };
+
+describe('LineDecoder', () => {
+  test('the default limit is 64 MiB', () => {
+    assert.equal(DEFAULT_MAX_MESSAGE_BYTES, 64 * 1024 * 1024);
+    assert.equal(new LineDecoder({ onMessage() {}, onWarning() {} }).maxMessageBytes, 64 * 1024 * 1024);
+  });
+
+  test('a message split in two at every byte position (including inside multibyte characters)', () => {
+    const bytes = Buffer.from(encodeMessage(SAMPLE), 'utf8');
+    for (let i = 0; i <= bytes.length; i++) {
+      const { messages, warnings, decoder } = collect();
+      decoder.push(bytes.subarray(0, i));
+      decoder.push(bytes.subarray(i));
+      assert.deepEqual(messages, [SAMPLE], `split at ${i}`);
+      assert.deepEqual(warnings, [], `split at ${i}`);
+    }
+  });
+
+  test('multibyte-heavy messages (emoji, CJK) split at every byte, in three pieces', () => {
+    const msg = { text: '😀🎉👩‍💻 漢字かなカナ한국어 Ünïcödé 𝄞' };
+    const bytes = Buffer.from(encodeMessage(msg), 'utf8');
+    for (let i = 0; i <= bytes.length; i++) {
+      for (let j = i; j <= bytes.length; j += 3) {
+        const { messages, warnings, decoder } = collect();
+        decoder.push(bytes.subarray(0, i));
+        decoder.push(bytes.subarray(i, j));
+        decoder.push(bytes.subarray(j));
+        assert.deepEqual(messages, [msg], `split at ${i},${j}`);
+        assert.equal(warnings.length, 0);
+      }
+    }
+  });
+
+  test('one-byte chunks, several messages', () => {
+    const msgs = [SAMPLE, { a: 1 }, [1, 'two', null], 'a string', 42, { emoji: '🧪🧪' }];
+    const bytes = Buffer.from(msgs.map(encodeMessage).join(''), 'utf8');
+    const { messages, warnings, decoder } = collect();
+    for (let i = 0; i < bytes.length; i++) decoder.push(bytes.subarray(i, i + 1));
+    assert.deepEqual(messages, msgs);
+    assert.equal(warnings.length, 0);
+  });
+
+  test('several messages in one chunk, with a partial one at the end', () => {
+    const { messages, decoder } = collect();
+    decoder.push(Buffer.from('{"a":1}\n{"b":2}\n{"c":'));
+    assert.deepEqual(messages, [{ a: 1 }, { b: 2 }]);
+    decoder.push(Buffer.from('3}\n'));
+    assert.deepEqual(messages, [{ a: 1 }, { b: 2 }, { c: 3 }]);
+  });
+
+  test('CRLF line endings, including a CR and LF in different chunks', () => {
+    const { messages, warnings, decoder } = collect();
+    decoder.push(Buffer.from('{"a":1}\r\n{"b":"x\\r"}\r'));
+    decoder.push(Buffer.from('\n'));
+    decoder.push(Buffer.from('{"c":3}\r\n'));
+    assert.deepEqual(messages, [{ a: 1 }, { b: 'x\r' }, { c: 3 }]);
+    assert.equal(warnings.length, 0);
+  });
+
+  test('empty and whitespace-only lines are skipped silently', () => {
+    const { messages, warnings, decoder } = collect();
+    decoder.push(Buffer.from('\n\n   \n\t\r\n\r\n{"a":1}\n  \n'));
+    decoder.end();
+    assert.deepEqual(messages, [{ a: 1 }]);
+    assert.deepEqual(warnings, []);
+  });
+
+  test('a line that is not JSON is a warning with an excerpt; the next message still works', () => {
+    const { messages, warnings, decoder } = collect();
+    decoder.push(Buffer.from('Server listening on port 3000 \u001b[32mOK\u001b[0m\n{"id":1}\n'));
+    assert.deepEqual(messages, [{ id: 1 }]);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0].message, /not JSON/);
+    assert.match(warnings[0].excerpt ?? '', /^Server listening on port 3000/);
+    assert.ok(!(warnings[0].excerpt ?? '').includes('\u001b'), 'control characters are escaped');
+
+    const long = 'x'.repeat(5000);
+    decoder.push(Buffer.from(`${long}\n{"id":2}\n`));
+    assert.equal(warnings.length, 2);
+    assert.ok((warnings[1].excerpt ?? '').length <= 201, `excerpt length ${warnings[1].excerpt?.length}`);
+    assert.ok(warnings[1].message.length < 400);
+    assert.deepEqual(messages, [{ id: 1 }, { id: 2 }]);
+  });
+
+  test('a UTF-8 byte order mark before a message is ignored', () => {
+    const { messages, warnings, decoder } = collect();
+    decoder.push(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"a":1}\n')]));
+    assert.deepEqual(messages, [{ a: 1 }]);
+    assert.equal(warnings.length, 0);
+  });
+
+  test('an oversize message arriving in pieces is refused with one warning, and the stream recovers', () => {
+    const { messages, warnings, decoder } = collect(100);
+    decoder.push(Buffer.from('{"ok":1}\n{"big":"'));
+    for (let i = 0; i < 50; i++) decoder.push(Buffer.from('y'.repeat(50)));
+    decoder.push(Buffer.from('"}\n{"after":'));
+    decoder.push(Buffer.from('true}\n'));
+    assert.deepEqual(messages, [{ ok: 1 }, { after: true }]);
+    assert.equal(warnings.length, 1, JSON.stringify(warnings));
+    const w = warnings[0];
+    assert.match(w.message, /exceeds the limit of 100 bytes/);
+    assert.match(w.message, /maxMessageBytes/);
+    assert.match(w.message, /more than/);
+    assert.match(w.excerpt ?? '', /^\{"big":"yyy/);
+  });
+
+  test('an oversize message inside one chunk is refused with its exact size', () => {
+    const { messages, warnings, decoder } = collect(10);
+    decoder.push(Buffer.from('{"a":"0123456789"}\n{"b":2}\n'));
+    assert.deepEqual(messages, [{ b: 2 }]);
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0].message, /18 bytes/);
+  });
+
+  test('the limit counts the line without its terminator, bytes not characters', () => {
+    // Exactly 10 bytes: accepted with LF and with CRLF (even when the CR arrives alone).
+    const ten = '"éééé"'; // 1 + 4*2 + 1 = 10 bytes, 6 characters
+    assert.equal(Buffer.byteLength(ten), 10);
+    for (const chunks of [[`${ten}\n`], [`${ten}\r\n`], [ten, '\r', '\n'], [`${ten}\r`, '\n']]) {
+      const { messages, warnings, decoder } = collect(10);
+      for (const c of chunks) decoder.push(Buffer.from(c));
+      assert.deepEqual(messages, ['éééé'], JSON.stringify(chunks));
+      assert.equal(warnings.length, 0);
+    }
+    // 11 bytes (7 characters): refused, split or not.
+    const eleven = '"éééé1"';
+    for (const chunks of [[`${eleven}\n`], [eleven, '\r\n'], [eleven, 'x', '\n']]) {
+      const { messages, warnings, decoder } = collect(10);
+      for (const c of chunks) decoder.push(Buffer.from(c));
+      decoder.push(Buffer.from('1\n'));
+      assert.deepEqual(messages, [1], JSON.stringify(chunks));
+      assert.equal(warnings.length, 1);
+    }
+  });
+
+  test('a refused message is not buffered while it keeps arriving', () => {
+    const lines: Buffer[] = [];
+    let oversize = 0;
+    const s = new LineSplitter({ maxLineBytes: 1000, onLine: (l) => lines.push(l), onOversize: () => oversize++ });
+    const chunk = Buffer.alloc(300, 0x61);
+    for (let i = 0; i < 10_000; i++) {
+      s.push(chunk);
+      assert.ok(s.bufferedBytes <= 1001, `buffered ${s.bufferedBytes}`);
+    }
+    assert.equal(oversize, 1);
+    s.push(Buffer.from('\nok\n'));
+    assert.deepEqual(lines.map(String), ['ok']);
+    assert.equal(oversize, 1);
+  });
+
+  test('end(): a final line without a newline is delivered; a refused one is not reported twice', () => {
+    const a = collect();
+    a.decoder.push(Buffer.from('{"a":1}\n{"last":'));
+    a.decoder.push(Buffer.from('"😀"}'));
+    assert.deepEqual(a.messages, [{ a: 1 }]);
+    a.decoder.end();
+    assert.deepEqual(a.messages, [{ a: 1 }, { last: '😀' }]);
+    a.decoder.end(); // idempotent
+    assert.equal(a.messages.length, 2);
+    assert.throws(() => a.decoder.push(Buffer.from('{}\n')), /after end/);
+
+    const b = collect(5);
+    b.decoder.push(Buffer.from('"0123456789'));
+    b.decoder.end();
+    assert.equal(b.warnings.length, 1);
+    assert.deepEqual(b.messages, []);
+
+    const c = collect();
+    c.decoder.push(Buffer.from('{"a":1}\r'));
+    c.decoder.end();
+    assert.deepEqual(c.messages, [{ a: 1 }]);
+  });
+
+  test('a throwing listener does not lose the rest of the chunk', () => {
+    const seen: unknown[] = [];
+    const decoder = new LineDecoder({
+      onMessage: (v) => {
+        seen.push(v);
+        if (seen.length === 1) throw new Error('listener failed');
+      },
+      onWarning() {},
+    });
+    assert.throws(() => decoder.push(Buffer.from('1\n2\n3')), /listener failed/);
+    decoder.push(Buffer.from('\n'));
+    assert.deepEqual(seen, [1, 2, 3]);
+  });
+
+  test('a 64 MiB - 1 KiB message in 64 KiB chunks', () => {
+    const total = 64 * 1024 * 1024 - 1024;
+    const prefix = '{"jsonrpc":"2.0","id":1,"result":{"data":"';
+    const suffix = '"}}\n';
+    const big = Buffer.alloc(total + 1); // + newline
+    big.write(prefix, 0, 'latin1');
+    big.fill(0x61, prefix.length, total - (suffix.length - 1));
+    big.write(suffix, total - (suffix.length - 1), 'latin1');
+    assert.equal(big[big.length - 1], 0x0a);
+    const { messages, warnings, decoder } = collect();
+    for (let off = 0; off < big.length; off += 64 * 1024) decoder.push(big.subarray(off, off + 64 * 1024));
+    assert.equal(warnings.length, 0, warnings[0]?.message);
+    assert.equal(messages.length, 1);
+    const data = (messages[0] as { result: { data: string } }).result.data;
+    assert.equal(data.length, total - prefix.length - (suffix.length - 1));
+  });
+
+  test('linear: a 50 MB message in 16 KiB chunks is concatenated once and decoded fast', () => {
+    const size = 50 * 1000 * 1000;
+    const big = Buffer.alloc(size, 0x62);
+    big[0] = 0x22; // "
+    big[size - 2] = 0x22;
+    big[size - 1] = 0x0a;
+    const { messages, decoder } = collect();
+    const originalConcat = Buffer.concat;
+    let concatCalls = 0;
+    let concatBytes = 0;
+    Buffer.concat = ((list: readonly Uint8Array[], length?: number) => {
+      concatCalls++;
+      const out = originalConcat(list, length);
+      concatBytes += out.length;
+      return out;
+    }) as typeof Buffer.concat;
+    const t0 = process.hrtime.bigint();
+    try {
+      for (let off = 0; off < size; off += 16 * 1024) decoder.push(big.subarray(off, off + 16 * 1024));
+    } finally {
+      Buffer.concat = originalConcat;
+    }
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    assert.equal(messages.length, 1);
+    assert.equal((messages[0] as string).length, size - 3);
+    assert.equal(concatCalls, 1, 'the chunks of one message are concatenated exactly once');
+    assert.equal(concatBytes, size - 1);
+    assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
+  });
+});
+
+describe('encodeMessage', () => {
+  test('JSON plus one newline, no newline inside, round-trips through the decoder', () => {
+    const msg = { text: 'line1\nline2\r\n\u2028\u2029 end', nested: { a: [1, 'x'] } };
+    const line = encodeMessage(msg);
+    assert.ok(line.endsWith('\n'));
+    assert.equal(line.indexOf('\n'), line.length - 1);
+    assert.ok(!line.includes('\u2028') && !line.includes('\u2029'));
+    const { messages, decoder } = collect();
+    decoder.push(Buffer.from(line, 'utf8'));
+    assert.deepEqual(messages, [msg]);
+  });
+
+  test('refuses values that are not JSON', () => {
+    assert.throws(() => encodeMessage(undefined), TypeError);
+    assert.throws(() => encodeMessage(() => 1), TypeError);
+    assert.throws(() => encodeMessage({ n: 1n }), TypeError);
+  });
+});
+
+describe('TextLineDecoder (stderr)', () => {
+  test('splits lines across chunks, UTF-8 safe, CRLF tolerant, final line on end()', () => {
+    const lines: string[] = [];
+    const d = new TextLineDecoder({ onLine: (l) => lines.push(l) });
+    const bytes = Buffer.from('first 😀\r\nsecond 世界\n\nthird', 'utf8');
+    for (let i = 0; i < bytes.length; i++) d.push(bytes.subarray(i, i + 1));
+    d.end();
+    assert.deepEqual(lines, ['first 😀', 'second 世界', '', 'third']);
+  });
+
+  test('a very long line is cut, not buffered without bound', () => {
+    const lines: string[] = [];
+    const d = new TextLineDecoder({ maxLineBytes: 2000, onLine: (l) => lines.push(l) });
+    d.push(Buffer.from('€'.repeat(5000)));
+    d.push(Buffer.from('\nnext\n'));
+    assert.equal(lines.length, 2);
+    assert.match(lines[0], /^€+… \[line truncated: more than /);
+    assert.ok(!lines[0].includes('\ufffd'));
+    assert.equal(lines[1], 'next');
+  });
+});
+
+describe('helpers', () => {
+  test('decodeUtf8Prefix never ends inside a character', () => {
+    const buf = Buffer.from('a😀b世', 'utf8');
+    const expected = ['', 'a', 'a', 'a', 'a', 'a😀', 'a😀b', 'a😀b', 'a😀b', 'a😀b世'];
+    for (let n = 0; n <= buf.length; n++) assert.equal(decodeUtf8Prefix(buf, n), expected[n], `n=${n}`);
+  });
+
+  test('excerpt is short and single-line', () => {
+    assert.equal(excerpt('abc'), 'abc');
+    const e = excerpt('a\nb'.repeat(500));
+    assert.ok(!e.includes('\n'));
+    assert.ok(e.endsWith('…'));
+  });
+});
