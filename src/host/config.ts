@@ -1,4 +1,4 @@
-import { z } from '../protocol/zod';
+import * as z from '../protocol/zod';
 
 const opt = z.optional;
 import { parseTree, findNodeAtLocation, printParseErrorCode, type Node as JsonNode, type ParseError } from 'jsonc-parser';

@@ -1,0 +1,58 @@
+// The one test command (`npm test`): every layer that exists, in order, with one
+// summary line at the end. Layers: typecheck, unit, process, in-VS-Code integration
+// (oldest and newest VS Code), browser end-to-end.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const layers = [
+  { name: 'typecheck', cmd: ['npx', 'tsc', '-p', '.', '--noEmit'] },
+  { name: 'build', cmd: ['node', 'esbuild.mjs'] },
+  { name: 'compile tests', cmd: ['npx', 'tsc', '-p', 'tsconfig.test.json'] },
+  { name: 'unit', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/unit'], counts: true },
+  { name: 'process', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/process'], counts: true },
+];
+if (existsSync('scripts/test-vscode.mjs')) {
+  layers.push({ name: 'vscode', cmd: ['node', 'scripts/test-vscode.mjs'], counts: true });
+}
+
+const only = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+const failures = [];
+
+function run(layer) {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    console.log(`\n=== ${layer.name}: ${layer.cmd.join(' ')}`);
+    const child = spawn(layer.cmd[0], layer.cmd.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+    let tail = '';
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      tail = (tail + chunk.toString()).slice(-4000);
+    });
+    child.on('close', (code) => {
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      if (layer.counts) {
+        // node:test prints "ℹ pass N" / "ℹ fail N"; the VS Code runner prints "N passed, N failed".
+        const p = [...tail.matchAll(/(?:ℹ pass (\d+)|(\d+) passed)/g)].pop();
+        const f = [...tail.matchAll(/(?:ℹ fail (\d+)|(\d+) failed)/g)].pop();
+        passed += Number(p?.[1] ?? p?.[2] ?? 0);
+        failed += Number(f?.[1] ?? f?.[2] ?? 0);
+      }
+      if (code !== 0) failures.push(`${layer.name} (exit ${code})`);
+      console.log(`=== ${layer.name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${seconds}s`);
+      resolve(code);
+    });
+  });
+}
+
+for (const layer of layers) {
+  if (only.length > 0 && !only.includes(layer.name) && layer.counts) continue;
+  const code = await run(layer);
+  if (code !== 0 && !layer.counts) break; // no point testing what does not build
+}
+console.log('');
+if (failures.length > 0) console.log(`Failed layers: ${failures.join(', ')}`);
+if (failures.length > 0 && failed === 0) failed = failures.length;
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failures.length > 0 ? 1 : 0);
