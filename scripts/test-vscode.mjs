@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// The in-VS-Code layers of `npm test`:
+//   1. integration tests inside VS Code 1.100.3 (Node 20) and 1.139.1 (Node 24), through
+//      @vscode/test-electron's runTests with the offline stand-in (scripts/vscode-host);
+//   2. the packaged VSIX installed with --install-extension, activated and checked, as a
+//      marketplace user gets it;
+//   3. browser end-to-end tests (Playwright + Chromium) that use the workbench as a person would.
+// Prints "N passed, N failed" at the end.
+//   node scripts/test-vscode.mjs [--flavour old|new] [--only integration|vsix|e2e]
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT, installVsix, HOST_DIR } from './vscode-host/host.mjs';
+
+const args = process.argv.slice(2);
+const flavourArg = args.includes('--flavour') ? args[args.indexOf('--flavour') + 1] : undefined;
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+const flavours = flavourArg ? [flavourArg] : ['old', 'new'];
+const WORKSPACE = join(REPO_ROOT, 'test', 'integration', 'workspace');
+const TESTS = join(REPO_ROOT, 'out', 'test', 'integration', 'index.js');
+
+let passed = 0;
+let failed = 0;
+const failures = [];
+
+function run(name, cmd, cmdArgs, env = {}) {
+  return new Promise((resolve) => {
+    console.log(`\n--- ${name}`);
+    const started = Date.now();
+    const child = spawn(cmd, cmdArgs, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let lastCounts;
+    child.stdout.on('data', (chunk) => {
+      process.stdout.write(chunk);
+      for (const m of chunk.toString().matchAll(/(\d+) passed, (\d+) failed/g)) lastCounts = m;
+    });
+    child.on('close', (code) => {
+      if (lastCounts) {
+        passed += Number(lastCounts[1]);
+        failed += Number(lastCounts[2]);
+      } else if (code !== 0) {
+        failed += 1;
+      }
+      if (code !== 0) failures.push(name);
+      console.log(`--- ${name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${((Date.now() - started) / 1000).toFixed(1)}s`);
+      resolve(code);
+    });
+  });
+}
+
+mkdirSync(join(REPO_ROOT, 'test-results'), { recursive: true });
+rmSync(join(REPO_ROOT, 'test-results', 'activation.json'), { force: true });
+
+if (!only || only === 'integration') {
+  for (const flavour of flavours) {
+    await run(`integration (${flavour})`, process.execPath, [
+      'scripts/vscode-host/run-integration.mjs',
+      '--flavour', flavour,
+      '--extensionTestsPath', TESTS,
+      '--extensionDevelopmentPath', REPO_ROOT,
+      '--workspace', WORKSPACE,
+    ]);
+  }
+}
+
+if (!only || only === 'vsix') {
+  // Package exactly as a release would be, then install it into a fresh extensions folder.
+  const pkg = await run('package the VSIX', 'npm', ['run', '--silent', 'package']);
+  const vsix = join(REPO_ROOT, 'mcp-host.vsix');
+  if (pkg === 0 && existsSync(vsix)) {
+    await run('VSIX contents', process.execPath, ['scripts/check-vsix.mjs', vsix]);
+    for (const flavour of flavours) {
+      const extensionsDir = join(HOST_DIR, 'runs', `vsix-${flavour}-${Date.now()}`);
+      mkdirSync(extensionsDir, { recursive: true });
+      try {
+        await installVsix(flavour, vsix, extensionsDir);
+        await run(`installed VSIX (${flavour})`, process.execPath, [
+          'scripts/vscode-host/run-integration.mjs',
+          '--flavour', flavour,
+          '--extensionTestsPath', TESTS,
+          '--extensionDevelopmentPath', join(REPO_ROOT, 'test', 'vsix-host'),
+          '--extensions-dir', extensionsDir,
+          '--workspace', WORKSPACE,
+          '--env', 'MCP_HOST_TEST_FILES=installed',
+          '--env', `MCP_HOST_EXPECT_EXTENSIONS_DIR=${extensionsDir}`,
+        ]);
+      } catch (err) {
+        console.log(`installing the VSIX into ${flavour} failed: ${err}`);
+        failures.push(`install VSIX (${flavour})`);
+        failed += 1;
+      }
+    }
+  }
+}
+
+if (!only || only === 'e2e') {
+  const e2eDir = join(REPO_ROOT, 'test', 'e2e');
+  const files = existsSync(e2eDir) ? readdirSync(e2eDir).filter((f) => f.endsWith('.e2e.mjs')).sort() : [];
+  for (const flavour of flavours) {
+    for (const file of files) {
+      await run(`e2e ${file} (${flavour})`, process.execPath, [join(e2eDir, file), '--flavour', flavour]);
+    }
+  }
+}
+
+console.log('');
+if (failures.length) console.log(`Failed: ${failures.join(', ')}`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failures.length ? 1 : 0);

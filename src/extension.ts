@@ -1,0 +1,52 @@
+import * as vscode from 'vscode';
+import { HostController } from './vscode/hostController';
+import { ServerTreeProvider } from './vscode/serverTree';
+import { registerLifecycleCommands } from './vscode/commands';
+import { ServerStatusBar } from './vscode/statusBar';
+import { createRootsHandler } from './vscode/serverRequests';
+
+/** What the extension exports: used by its integration tests and by other extensions. */
+export interface McpHostApi {
+  readonly controller: HostController;
+  readonly tree: ServerTreeProvider;
+  /** Time spent inside activate(), in milliseconds. */
+  readonly activationMs: number;
+  /** Resolves once the configuration has been read and servers were asked to start. */
+  readonly ready: Promise<void>;
+  /** This extension's log folder; VS Code writes the servers' log channels beside it. */
+  readonly logDirectory: string;
+}
+
+let controller: HostController | undefined;
+
+// Wiring only: build the floors, register, push disposables. Servers start after
+// activate() returns, so VS Code's start-up does not wait for them.
+export function activate(context: vscode.ExtensionContext): McpHostApi {
+  const started = performance.now();
+  const mainLog = vscode.window.createOutputChannel('MCP Host', { log: true });
+  const diagnostics = vscode.languages.createDiagnosticCollection('mcpHost');
+  controller = new HostController(context, mainLog, diagnostics);
+  controller.handlers = { listRoots: createRootsHandler() };
+  const tree = new ServerTreeProvider(controller.registry);
+  const view = vscode.window.createTreeView('mcpHost.servers', { treeDataProvider: tree, showCollapseAll: true });
+  context.subscriptions.push(
+    mainLog,
+    diagnostics,
+    controller,
+    tree,
+    view,
+    new ServerStatusBar(controller.registry),
+    ...registerLifecycleCommands(controller, () => tree.refresh()),
+  );
+  const host = controller;
+  const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.reload());
+  const activationMs = performance.now() - started;
+  mainLog.info(`Activated in ${activationMs.toFixed(1)} ms`);
+  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath };
+}
+
+export async function deactivate(): Promise<void> {
+  // Stop every server and its process tree before the extension host goes away.
+  await controller?.shutdown();
+  controller = undefined;
+}

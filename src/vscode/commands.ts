@@ -1,0 +1,83 @@
+import * as vscode from 'vscode';
+import type { ServerConnection } from '../host/serverConnection';
+import type { HostController } from './hostController';
+import { stateLabel, type TreeNode } from './serverTree';
+import { WORKSPACE_CONFIG_PATH } from './configLoader';
+
+/** Lets a command take a tree node, a server name (from tests or keybindings), or nothing (then asks). */
+async function pickServer(
+  controller: HostController,
+  arg: unknown,
+  placeHolder: string,
+  filter: (s: ServerConnection) => boolean = () => true,
+): Promise<ServerConnection | undefined> {
+  if (arg && typeof arg === 'object' && 'server' in arg) return (arg as TreeNode).server;
+  if (typeof arg === 'string') {
+    const byName = controller.registry.findByName(arg) ?? controller.registry.get(arg);
+    if (!byName) void vscode.window.showErrorMessage(`MCP Host: no server named "${arg}".`);
+    return byName;
+  }
+  const candidates = controller.registry.servers.filter(filter);
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(controller.registry.servers.length ? 'MCP Host: no server fits this command right now.' : 'MCP Host: no servers are configured.');
+    return undefined;
+  }
+  if (candidates.length === 1) return candidates[0];
+  const picked = await vscode.window.showQuickPick(
+    candidates.map((s) => ({ label: s.name, description: stateLabel(s.state), detail: s.source.file, server: s })),
+    { placeHolder },
+  );
+  return picked?.server;
+}
+
+export function registerLifecycleCommands(controller: HostController, treeRefresh: () => void): vscode.Disposable[] {
+  const { registry } = controller;
+  return [
+    vscode.commands.registerCommand('mcpHost.startServer', async (arg?: unknown) => {
+      const server = await pickServer(controller, arg, 'Start which server?', (s) => s.state.kind !== 'running');
+      await server?.start();
+    }),
+    vscode.commands.registerCommand('mcpHost.stopServer', async (arg?: unknown) => {
+      const server = await pickServer(controller, arg, 'Stop which server?', (s) => s.state.kind === 'running' || s.state.kind === 'starting' || s.state.kind === 'stopping' || (s.state.kind === 'error' && !!s.state.retryAt));
+      await server?.stop();
+    }),
+    vscode.commands.registerCommand('mcpHost.restartServer', async (arg?: unknown) => {
+      const server = await pickServer(controller, arg, 'Restart which server?');
+      await server?.restart();
+    }),
+    vscode.commands.registerCommand('mcpHost.startAll', () => registry.startAll()),
+    vscode.commands.registerCommand('mcpHost.stopAll', () => registry.stopAll()),
+    vscode.commands.registerCommand('mcpHost.showLogs', async (arg?: unknown) => {
+      const server = await pickServer(controller, arg, 'Show the log of which server?');
+      if (server) controller.channelFor(server).show(true);
+    }),
+    vscode.commands.registerCommand('mcpHost.refresh', async () => {
+      await controller.reload();
+      treeRefresh();
+    }),
+    vscode.commands.registerCommand('mcpHost.openConfiguration', async (arg?: unknown) => {
+      const server = arg && typeof arg === 'object' && 'server' in arg ? (arg as TreeNode).server : undefined;
+      if (server?.source.kind === 'user') {
+        await vscode.commands.executeCommand('workbench.action.openSettingsJson');
+        return;
+      }
+      const folders = vscode.workspace.workspaceFolders ?? [];
+      let uri: vscode.Uri | undefined = server ? vscode.Uri.file(server.source.file) : undefined;
+      if (!uri) {
+        if (folders.length === 0) {
+          await vscode.commands.executeCommand('workbench.action.openSettings', 'mcpHost.servers');
+          return;
+        }
+        const folder = folders.length === 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Open the MCP configuration of which folder?' });
+        if (!folder) return;
+        uri = vscode.Uri.joinPath(folder.uri, WORKSPACE_CONFIG_PATH);
+        try {
+          await vscode.workspace.fs.stat(uri);
+        } catch {
+          await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode('{\n  "servers": {}\n}\n'));
+        }
+      }
+      await vscode.window.showTextDocument(uri);
+    }),
+  ];
+}

@@ -1,0 +1,124 @@
+import * as vscode from 'vscode';
+import { parseConfigText, type ConfigProblem, type ConfigSource, type InputDefinition, type ParsedConfig } from '../host/config';
+import type { ServerEntry } from '../host/registry';
+import { serverId } from '../host/serverConnection';
+import { Emitter, type Event } from '../util/event';
+
+export const WORKSPACE_CONFIG_PATH = '.vscode/mcp.json';
+export const USER_SETTINGS_SOURCE = 'settings:mcpHost.servers';
+
+export interface LoadedConfiguration {
+  entries: ServerEntry[];
+  /** Inputs declared per source file, for ${input:ID}. */
+  inputsBySource: Map<string, InputDefinition[]>;
+  problems: ConfigProblem[];
+}
+
+/**
+ * Reads every configuration source (each workspace folder's .vscode/mcp.json and
+ * the user's mcpHost.servers setting), reports problems to the Problems view, and
+ * fires when any source changes.
+ */
+export class ConfigLoader implements vscode.Disposable {
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly changed = new Emitter<void>();
+  private debounce: NodeJS.Timeout | undefined;
+  readonly onDidChange: Event<void> = this.changed.event;
+
+  constructor(
+    private readonly diagnostics: vscode.DiagnosticCollection,
+    private readonly log: vscode.LogOutputChannel,
+  ) {
+    const watcher = vscode.workspace.createFileSystemWatcher(`**/${WORKSPACE_CONFIG_PATH}`);
+    this.disposables.push(
+      watcher,
+      watcher.onDidChange(() => this.scheduleChange()),
+      watcher.onDidCreate(() => this.scheduleChange()),
+      watcher.onDidDelete(() => this.scheduleChange()),
+      vscode.workspace.onDidChangeWorkspaceFolders(() => this.scheduleChange()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('mcpHost.servers')) this.scheduleChange();
+      }),
+      // An edit in an open, unsaved mcp.json is not applied; saving is.
+      vscode.workspace.onDidSaveTextDocument((doc) => {
+        if (doc.uri.path.endsWith(`/${WORKSPACE_CONFIG_PATH}`)) this.scheduleChange();
+      }),
+    );
+  }
+
+  async load(): Promise<LoadedConfiguration> {
+    const parsedSources: Array<{ source: ConfigSource; parsed: ParsedConfig }> = [];
+    for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      const uri = vscode.Uri.joinPath(folder.uri, WORKSPACE_CONFIG_PATH);
+      let text: string;
+      try {
+        text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+      } catch (err) {
+        if (!(err instanceof vscode.FileSystemError) || err.code !== 'FileNotFound') {
+          this.log.warn(`Cannot read ${uri.fsPath}: ${String(err)}`);
+        }
+        continue;
+      }
+      const source: ConfigSource = { file: uri.fsPath, kind: 'workspace', workspaceFolder: folder.uri.fsPath };
+      parsedSources.push({ source, parsed: parseConfigText(text, source) });
+    }
+    const userServers = vscode.workspace.getConfiguration('mcpHost').get<unknown>('servers');
+    if (userServers && typeof userServers === 'object' && Object.keys(userServers).length > 0) {
+      const source: ConfigSource = { file: USER_SETTINGS_SOURCE, kind: 'user' };
+      const userInputs = vscode.workspace.getConfiguration('mcpHost').get<unknown>('inputs') ?? [];
+      parsedSources.push({ source, parsed: parseConfigText(JSON.stringify({ servers: userServers, inputs: userInputs }, null, 2), source) });
+    }
+
+    const entries: ServerEntry[] = [];
+    const inputsBySource = new Map<string, InputDefinition[]>();
+    const problems: ConfigProblem[] = [];
+    for (const { source, parsed } of parsedSources) {
+      inputsBySource.set(source.file, parsed.inputs);
+      problems.push(...parsed.problems);
+      for (const def of parsed.servers) entries.push({ id: serverId(def), name: def.name, source, definition: def });
+      // A server whose entry is broken still appears, in error, so the user sees it.
+      for (const problem of parsed.problems) {
+        if (problem.server && !parsed.servers.some((s) => s.name === problem.server)) {
+          entries.push({
+            id: `${source.file}#${problem.server}`,
+            name: problem.server,
+            source,
+            problem: `${problem.message} (${source.file}${problem.line ? `:${problem.line}` : ''})`,
+          });
+        }
+      }
+    }
+    this.publishDiagnostics(problems);
+    for (const p of problems) this.log.warn(`Configuration problem: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
+    return { entries, inputsBySource, problems };
+  }
+
+  private publishDiagnostics(problems: ConfigProblem[]): void {
+    this.diagnostics.clear();
+    const byFile = new Map<string, vscode.Diagnostic[]>();
+    for (const p of problems) {
+      if (p.file.startsWith('settings:')) continue;
+      const line = Math.max(0, (p.line ?? 1) - 1);
+      const diagnostic = new vscode.Diagnostic(new vscode.Range(line, Math.max(0, (p.column ?? 1) - 1), line, Number.MAX_SAFE_INTEGER), p.message, vscode.DiagnosticSeverity.Error);
+      diagnostic.source = 'MCP Host';
+      const list = byFile.get(p.file) ?? [];
+      list.push(diagnostic);
+      byFile.set(p.file, list);
+    }
+    for (const [file, list] of byFile) this.diagnostics.set(vscode.Uri.file(file), list);
+  }
+
+  private scheduleChange(): void {
+    if (this.debounce) clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => {
+      this.debounce = undefined;
+      this.changed.fire();
+    }, 150);
+  }
+
+  dispose(): void {
+    if (this.debounce) clearTimeout(this.debounce);
+    for (const d of this.disposables) d.dispose();
+    this.changed.dispose();
+  }
+}

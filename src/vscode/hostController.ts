@@ -1,0 +1,207 @@
+import * as vscode from 'vscode';
+import { ServerRegistry, type ServerEntry } from '../host/registry';
+import type { ConnectionEnvironment } from '../host/serverConnection';
+import type { InputDefinition } from '../host/config';
+import type { InputResolver } from '../host/variables';
+import type { ClientRequestHandlers } from '../protocol/client';
+import type { LoggingLevel } from '../protocol/schemas';
+import type { Logger } from '../util/logger';
+import { ConfigLoader } from './configLoader';
+
+export const EXTENSION_VERSION = '0.1.0';
+
+/**
+ * Owns the registry and everything per server that lives in the editor: log
+ * channels, inputs in SecretStorage, workspace trust, and reloading on change.
+ */
+export class HostController implements vscode.Disposable {
+  readonly registry: ServerRegistry;
+  readonly loader: ConfigLoader;
+  private readonly channels = new Map<string, vscode.LogOutputChannel>();
+  /** The last lines written to each server's log, for error details and for tests. */
+  private readonly recent = new Map<string, string[]>();
+  private inputsBySource = new Map<string, InputDefinition[]>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private reloading: Promise<void> = Promise.resolve();
+  /** Server requests handlers (roots, sampling, elicitation), installed by the editor floor. */
+  handlers: ClientRequestHandlers = {};
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    readonly mainLog: vscode.LogOutputChannel,
+    diagnostics: vscode.DiagnosticCollection,
+  ) {
+    this.loader = new ConfigLoader(diagnostics, mainLog);
+    this.registry = new ServerRegistry((entry) => this.environmentFor(entry));
+    this.disposables.push(
+      this.loader,
+      this.loader.onDidChange(() => this.reload()),
+      vscode.workspace.onDidGrantWorkspaceTrust(() => this.reload({ startStopped: true })),
+      this.registry.onDidChangeServers(() => this.disposeUnusedChannels()),
+    );
+  }
+
+  /** Reads the configuration and reconciles the running servers with it. Serialised. */
+  reload(options: { startStopped?: boolean } = {}): Promise<void> {
+    this.reloading = this.reloading.then(async () => {
+      try {
+        const loaded = await this.loader.load();
+        this.inputsBySource = loaded.inputsBySource;
+        const autoStart = vscode.workspace.getConfiguration('mcpHost').get<boolean>('autoStart', true);
+        const result = await this.registry.reconcile(loaded.entries, { autoStart });
+        if (result.added.length + result.removed.length + result.changed.length > 0) {
+          this.mainLog.info(
+            `Configuration applied: ${result.added.length} added, ${result.removed.length} removed, ${result.changed.length} changed, ${result.unchanged.length} unchanged`,
+          );
+        }
+        if (options.startStopped && autoStart) {
+          await Promise.allSettled(this.registry.servers.filter((s) => s.state.kind === 'stopped').map((s) => s.start()));
+        }
+      } catch (err) {
+        this.mainLog.error(`Reloading the configuration failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+      }
+    });
+    return this.reloading;
+  }
+
+  channelFor(entry: { id: string; name: string }): vscode.LogOutputChannel {
+    let channel = this.channels.get(entry.id);
+    if (!channel) {
+      const sameName = [...this.registry.servers].filter((s) => s.name === entry.name && s.id !== entry.id).length;
+      channel = vscode.window.createOutputChannel(`MCP: ${entry.name}${sameName ? ` (${sameName + 1})` : ''}`, { log: true });
+      this.channels.set(entry.id, channel);
+    }
+    return channel;
+  }
+
+  private environmentFor(entry: ServerEntry): ConnectionEnvironment {
+    const channel = this.channelFor(entry);
+    const config = () => vscode.workspace.getConfiguration('mcpHost');
+    return {
+      clientInfo: { name: 'mcp-host-vscode', title: 'MCP Host for VS Code', version: EXTENSION_VERSION },
+      logger: this.teeLogger(entry.id, channel),
+      traceEnabled: () => channel.logLevel === vscode.LogLevel.Trace,
+      requestTimeoutMs: () => Math.max(1, config().get<number>('requestTimeoutSeconds', 60)) * 1000,
+      serverLogLevel: () => config().get<LoggingLevel>('serverLogLevel', 'info'),
+      inputs: () => this.inputsBySource.get(entry.source.file) ?? [],
+      inputResolver: this.inputResolverFor(entry.source.file),
+      handlers: this.handlers,
+      processEnv: process.env,
+      canStart: () =>
+        entry.source.kind === 'workspace' && !vscode.workspace.isTrusted
+          ? 'the workspace is not trusted; servers defined by the workspace start once you trust it (Manage Workspace Trust)'
+          : undefined,
+    };
+  }
+
+  /** Lines recently written to a server's log (already redacted), oldest first. */
+  recentLog(id: string): readonly string[] {
+    return this.recent.get(id) ?? [];
+  }
+
+  private teeLogger(id: string, channel: vscode.LogOutputChannel): Logger {
+    const lines = this.recent.get(id) ?? [];
+    this.recent.set(id, lines);
+    const keep = (level: string, message: string) => {
+      lines.push(`[${level}] ${message}`);
+      if (lines.length > 500) lines.splice(0, lines.length - 500);
+    };
+    return {
+      trace: (m) => {
+        channel.trace(m);
+        if (channel.logLevel === vscode.LogLevel.Trace) keep('trace', m);
+      },
+      debug: (m) => {
+        channel.debug(m);
+        keep('debug', m);
+      },
+      info: (m) => {
+        channel.info(m);
+        keep('info', m);
+      },
+      warn: (m) => {
+        channel.warn(m);
+        keep('warning', m);
+      },
+      error: (m) => {
+        channel.error(m);
+        keep('error', m);
+      },
+    };
+  }
+
+  /** `${input:ID}` values: asked once, kept in SecretStorage, never logged. */
+  private inputResolverFor(sourceFile: string): InputResolver {
+    return {
+      resolve: async (input, serverName) => {
+        const key = inputSecretKey(sourceFile, input.id);
+        const stored = await this.context.secrets.get(key);
+        if (stored !== undefined) return stored;
+        let value: string | undefined;
+        if (input.type === 'pickString' && input.options?.length) {
+          value = await vscode.window.showQuickPick([...input.options], { title: `MCP server "${serverName}"`, placeHolder: input.description ?? input.id, ignoreFocusOut: true });
+        } else {
+          value = await vscode.window.showInputBox({
+            title: `MCP server "${serverName}"`,
+            prompt: input.description ?? `Value for \${input:${input.id}}`,
+            password: input.password ?? false,
+            value: input.default,
+            ignoreFocusOut: true,
+          });
+        }
+        if (value !== undefined) await this.context.secrets.store(key, value);
+        return value;
+      },
+    };
+  }
+
+  /** Forgets stored input values (all, or those of one source file). */
+  async forgetInputs(sourceFile?: string): Promise<number> {
+    let count = 0;
+    for (const [file, inputs] of this.inputsBySource) {
+      if (sourceFile && file !== sourceFile) continue;
+      for (const input of inputs) {
+        const key = inputSecretKey(file, input.id);
+        if ((await this.context.secrets.get(key)) !== undefined) {
+          await this.context.secrets.delete(key);
+          count++;
+        }
+      }
+    }
+    return count;
+  }
+
+  get declaredInputs(): Array<{ file: string; input: InputDefinition }> {
+    return [...this.inputsBySource].flatMap(([file, inputs]) => inputs.map((input) => ({ file, input })));
+  }
+
+  inputKey(file: string, id: string): string {
+    return inputSecretKey(file, id);
+  }
+
+  private disposeUnusedChannels(): void {
+    for (const [id, channel] of this.channels) {
+      if (!this.registry.get(id)) {
+        channel.dispose();
+        this.channels.delete(id);
+        this.recent.delete(id);
+      }
+    }
+  }
+
+  /** Stops every server (whole process trees); used on deactivate. */
+  async shutdown(): Promise<void> {
+    await this.registry.shutdown();
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.registry.dispose();
+    for (const c of this.channels.values()) c.dispose();
+    this.channels.clear();
+  }
+}
+
+function inputSecretKey(file: string, id: string): string {
+  return `mcpHost.input:${file}:${id}`;
+}

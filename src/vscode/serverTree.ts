@@ -1,0 +1,280 @@
+import * as vscode from 'vscode';
+import type { ServerRegistry } from '../host/registry';
+import type { ServerConnection, ServerState } from '../host/serverConnection';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/schemas';
+
+export type CategoryKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+
+/** The nodes of the Servers tree. Each carries what its commands need. */
+export type TreeNode =
+  | { kind: 'server'; server: ServerConnection }
+  | { kind: 'category'; server: ServerConnection; category: CategoryKind }
+  | { kind: 'tool'; server: ServerConnection; tool: Tool }
+  | { kind: 'resource'; server: ServerConnection; resource: Resource }
+  | { kind: 'resourceTemplate'; server: ServerConnection; template: ResourceTemplate }
+  | { kind: 'prompt'; server: ServerConnection; prompt: Prompt }
+  | { kind: 'message'; server: ServerConnection; message: string };
+
+const CATEGORY_LABEL: Record<CategoryKind, string> = {
+  tools: 'Tools',
+  resources: 'Resources',
+  resourceTemplates: 'Resource Templates',
+  prompts: 'Prompts',
+};
+
+const CATEGORY_ICON: Record<CategoryKind, string> = {
+  tools: 'tools',
+  resources: 'file',
+  resourceTemplates: 'file-code',
+  prompts: 'comment-discussion',
+};
+
+/** Renders the registry: servers with their state, and under a running one its lists. */
+export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly changeEmitter = new vscode.EventEmitter<TreeNode | undefined>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private pending: NodeJS.Timeout | undefined;
+  readonly onDidChangeTreeData = this.changeEmitter.event;
+
+  constructor(private readonly registry: ServerRegistry) {
+    this.disposables.push(
+      registry.onDidChangeServers(() => this.refresh()),
+      registry.onDidChangeState(() => this.refresh()),
+      registry.onDidChangeLists(() => this.refresh()),
+    );
+  }
+
+  /** Coalesces bursts of events (a server start fires several) into one repaint. */
+  refresh(): void {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      this.changeEmitter.fire(undefined);
+    }, 30);
+  }
+
+  getChildren(node?: TreeNode): TreeNode[] {
+    if (!node) {
+      return this.registry.servers
+        .slice()
+        .sort((a, b) => a.name.localeCompare(b.name))
+        .map((server) => ({ kind: 'server', server }));
+    }
+    const server = node.server;
+    if (node.kind === 'server') {
+      const state = server.state;
+      if (state.kind !== 'running') return [];
+      const lists = server.lists;
+      const categories: CategoryKind[] = [];
+      if (state.capabilities.tools) categories.push('tools');
+      if (state.capabilities.resources) categories.push('resources');
+      if (lists.resourceTemplates.length > 0) categories.push('resourceTemplates');
+      if (state.capabilities.prompts && (lists.prompts.length > 0 || lists.errors.prompts)) categories.push('prompts');
+      if (categories.length === 0) return [{ kind: 'message', server, message: 'This server offers no tools, resources or prompts.' }];
+      return categories.map((category) => ({ kind: 'category', server, category }));
+    }
+    if (node.kind === 'category') {
+      const lists = server.lists;
+      const error = lists.errors[node.category];
+      if (error) return [{ kind: 'message', server, message: `Could not load: ${error}` }];
+      switch (node.category) {
+        case 'tools':
+          return lists.tools.map((tool) => ({ kind: 'tool', server, tool }));
+        case 'resources':
+          return lists.resources.map((resource) => ({ kind: 'resource', server, resource }));
+        case 'resourceTemplates':
+          return lists.resourceTemplates.map((template) => ({ kind: 'resourceTemplate', server, template }));
+        case 'prompts':
+          return lists.prompts.map((prompt) => ({ kind: 'prompt', server, prompt }));
+      }
+    }
+    return [];
+  }
+
+  getParent(node: TreeNode): TreeNode | undefined {
+    switch (node.kind) {
+      case 'server':
+        return undefined;
+      case 'category':
+      case 'message':
+        return { kind: 'server', server: node.server };
+      case 'tool':
+        return { kind: 'category', server: node.server, category: 'tools' };
+      case 'resource':
+        return { kind: 'category', server: node.server, category: 'resources' };
+      case 'resourceTemplate':
+        return { kind: 'category', server: node.server, category: 'resourceTemplates' };
+      case 'prompt':
+        return { kind: 'category', server: node.server, category: 'prompts' };
+    }
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    switch (node.kind) {
+      case 'server':
+        return serverItem(node.server);
+      case 'category': {
+        const count = node.server.lists[node.category].length;
+        const item = new vscode.TreeItem(CATEGORY_LABEL[node.category], vscode.TreeItemCollapsibleState.Collapsed);
+        item.id = `${node.server.id}/${node.category}`;
+        item.description = String(count);
+        item.iconPath = new vscode.ThemeIcon(CATEGORY_ICON[node.category]);
+        item.contextValue = `mcpHost.category.${node.category}`;
+        return item;
+      }
+      case 'tool': {
+        const { tool } = node;
+        const item = new vscode.TreeItem(tool.title ?? tool.annotations?.title ?? tool.name, vscode.TreeItemCollapsibleState.None);
+        item.id = `${node.server.id}/tool/${tool.name}`;
+        item.description = firstLine(tool.description);
+        item.tooltip = markdown([`**${tool.name}**`, tool.description ?? '', schemaSummary(tool.inputSchema), annotationSummary(tool)]);
+        item.iconPath = new vscode.ThemeIcon(tool.annotations?.destructiveHint && !tool.annotations?.readOnlyHint ? 'warning' : 'symbol-method');
+        item.contextValue = 'mcpHost.tool';
+        return item;
+      }
+      case 'resource': {
+        const { resource } = node;
+        const item = new vscode.TreeItem(resource.title ?? resource.name, vscode.TreeItemCollapsibleState.None);
+        item.id = `${node.server.id}/resource/${resource.uri}`;
+        item.description = resource.uri;
+        item.tooltip = markdown([`**${resource.name}**`, `\`${resource.uri}\``, resource.mimeType ? `Type: ${resource.mimeType}` : '', resource.description ?? '']);
+        item.iconPath = new vscode.ThemeIcon(resource.mimeType?.startsWith('image/') ? 'file-media' : 'file');
+        item.contextValue = 'mcpHost.resource';
+        return item;
+      }
+      case 'resourceTemplate': {
+        const { template } = node;
+        const item = new vscode.TreeItem(template.title ?? template.name, vscode.TreeItemCollapsibleState.None);
+        item.id = `${node.server.id}/template/${template.uriTemplate}`;
+        item.description = template.uriTemplate;
+        item.tooltip = markdown([`**${template.name}**`, `\`${template.uriTemplate}\``, template.description ?? '']);
+        item.iconPath = new vscode.ThemeIcon('file-code');
+        item.contextValue = 'mcpHost.resourceTemplate';
+        return item;
+      }
+      case 'prompt': {
+        const { prompt } = node;
+        const item = new vscode.TreeItem(prompt.title ?? prompt.name, vscode.TreeItemCollapsibleState.None);
+        item.id = `${node.server.id}/prompt/${prompt.name}`;
+        item.description = firstLine(prompt.description);
+        const args = (prompt.arguments ?? []).map((a) => `- \`${a.name}\`${a.required ? ' (required)' : ''}${a.description ? `: ${a.description}` : ''}`);
+        item.tooltip = markdown([`**${prompt.name}**`, prompt.description ?? '', args.length ? `Arguments:\n${args.join('\n')}` : '']);
+        item.iconPath = new vscode.ThemeIcon('comment-discussion');
+        item.contextValue = 'mcpHost.prompt';
+        return item;
+      }
+      case 'message': {
+        const item = new vscode.TreeItem(node.message, vscode.TreeItemCollapsibleState.None);
+        item.iconPath = new vscode.ThemeIcon('info');
+        return item;
+      }
+    }
+  }
+
+  dispose(): void {
+    if (this.pending) clearTimeout(this.pending);
+    for (const d of this.disposables) d.dispose();
+    this.changeEmitter.dispose();
+  }
+}
+
+/** A short word for a state, used as the item description and in tests. */
+export function stateLabel(state: ServerState): string {
+  switch (state.kind) {
+    case 'running':
+      return 'running';
+    case 'starting':
+      return 'starting…';
+    case 'stopping':
+      return 'stopping…';
+    case 'stopped':
+      return state.reason ? `stopped: ${state.reason}` : 'stopped';
+    case 'error':
+      return state.retryAt ? 'error (restarting)' : 'error';
+  }
+}
+
+function serverItem(server: ServerConnection): vscode.TreeItem {
+  const state = server.state;
+  const item = new vscode.TreeItem(server.name, state.kind === 'running' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+  item.id = server.id;
+  item.contextValue = `mcpHost.server.${state.kind}`;
+  switch (state.kind) {
+    case 'running': {
+      const lists = server.lists;
+      const counts = [lists.tools.length && `${lists.tools.length} tools`, lists.resources.length && `${lists.resources.length} resources`]
+        .filter(Boolean)
+        .join(', ');
+      item.description = counts ? `running · ${counts}` : 'running';
+      item.iconPath = new vscode.ThemeIcon('circle-filled', new vscode.ThemeColor('testing.iconPassed'));
+      break;
+    }
+    case 'starting':
+    case 'stopping':
+      item.description = stateLabel(state);
+      item.iconPath = new vscode.ThemeIcon('loading~spin');
+      break;
+    case 'stopped':
+      item.description = stateLabel(state);
+      item.iconPath = new vscode.ThemeIcon('circle-outline');
+      break;
+    case 'error':
+      item.description = `${stateLabel(state)}: ${firstLine(state.message)}`;
+      item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
+      break;
+  }
+  item.tooltip = serverTooltip(server);
+  return item;
+}
+
+export function serverTooltip(server: ServerConnection): vscode.MarkdownString {
+  const state = server.state;
+  const lines: string[] = [`**${server.name}** — ${stateLabel(state)}`];
+  if (state.kind === 'running') {
+    lines.push(`Server: ${state.serverInfo.title ?? state.serverInfo.name} ${state.serverInfo.version}`);
+    lines.push(`Protocol: ${state.protocolVersion}`);
+    const caps = Object.keys(state.capabilities);
+    lines.push(`Capabilities: ${caps.length ? caps.join(', ') : 'none'}`);
+    if (state.pid) lines.push(`Process: ${state.pid}`);
+    if (state.instructions) lines.push(`Instructions:\n\n${state.instructions.length > 600 ? `${state.instructions.slice(0, 600)}…` : state.instructions}`);
+  }
+  if (state.kind === 'error') {
+    lines.push(`Error: ${state.message}`);
+    if (state.retryAt) lines.push(`Restarting at ${new Date(state.retryAt).toLocaleTimeString()}`);
+  }
+  if (state.kind === 'stopped' && state.reason) lines.push(state.reason);
+  const def = server.definition;
+  if (def?.type === 'stdio') lines.push(`Command: \`${[def.command, ...def.args].join(' ')}\``);
+  lines.push(`Origin: ${server.source.kind === 'user' ? 'user settings (mcpHost.servers)' : server.source.file}`);
+  return markdown(lines);
+}
+
+function markdown(parts: string[]): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(parts.filter((p) => p.trim() !== '').join('\n\n'));
+  md.supportThemeIcons = true;
+  return md;
+}
+
+function firstLine(text: string | undefined): string {
+  if (!text) return '';
+  const line = text.trim().split('\n')[0];
+  return line.length > 120 ? `${line.slice(0, 117)}…` : line;
+}
+
+function schemaSummary(schema: Record<string, unknown>): string {
+  const properties = schema.properties as Record<string, { type?: unknown; description?: string }> | undefined;
+  if (!properties || Object.keys(properties).length === 0) return 'No arguments.';
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
+  const lines = Object.entries(properties).map(([name, prop]) => {
+    const type = Array.isArray(prop?.type) ? prop.type.join(' | ') : typeof prop?.type === 'string' ? prop.type : 'any';
+    return `- \`${name}\`: ${type}${required.has(name) ? ' (required)' : ''}${prop?.description ? ` — ${prop.description}` : ''}`;
+  });
+  return `Arguments:\n${lines.join('\n')}`;
+}
+
+function annotationSummary(tool: Tool): string {
+  const a = tool.annotations;
+  if (!a) return '';
+  const hints = [a.readOnlyHint && 'read-only', a.destructiveHint && 'destructive', a.idempotentHint && 'idempotent', a.openWorldHint && 'open world'].filter(Boolean);
+  return hints.length ? `Hints: ${hints.join(', ')}` : '';
+}

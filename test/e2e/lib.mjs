@@ -1,0 +1,60 @@
+// Shared set-up of the browser end-to-end tests: a real VS Code server with the extension under
+// development, the demo workspace, and headless Chromium driving the workbench like a person.
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { HOST_DIR, QUIET_SETTINGS, REPO_ROOT, launchBrowser, openWorkbench, startServer } from '../../scripts/vscode-host/host.mjs';
+
+export const RESULTS = join(REPO_ROOT, 'test-results');
+
+export function flavourFromArgs() {
+  const i = process.argv.indexOf('--flavour');
+  return i > 0 ? process.argv[i + 1] : 'old';
+}
+
+/** Runs named steps in order, printing each and a final "N passed, N failed" line. */
+export async function scenario(name, flavour, body) {
+  const runDir = join(HOST_DIR, 'runs', `e2e-${name}-${flavour}-${Date.now()}`);
+  mkdirSync(runDir, { recursive: true });
+  mkdirSync(RESULTS, { recursive: true });
+  let server;
+  let browser;
+  let passed = 0;
+  let failed = 0;
+  const step = async (title, fn) => {
+    const started = Date.now();
+    try {
+      await fn();
+      passed++;
+      console.log(`  ✔ ${title} (${Date.now() - started} ms)`);
+    } catch (err) {
+      failed++;
+      console.log(`  ✖ ${title}: ${err?.stack ?? err}`);
+      throw err;
+    }
+  };
+  try {
+    server = await startServer({
+      flavour,
+      workspace: join(REPO_ROOT, 'demo'),
+      userDataDir: join(runDir, 'user'),
+      extensionsDir: join(runDir, 'extensions'),
+      settings: { ...QUIET_SETTINGS, 'workbench.colorTheme': 'Default Dark Modern' },
+    });
+    browser = await launchBrowser();
+    const url = server.url(undefined, { extensionDevelopmentPath: REPO_ROOT });
+    const page = await openWorkbench(browser, url, { viewport: { width: 1280, height: 800 } });
+    console.log(`${name} on VS Code ${server.info.vscode}`);
+    await body({ page, step, flavour, server });
+  } catch (err) {
+    if (failed === 0) {
+      failed++;
+      console.log(`  ✖ set-up: ${err?.stack ?? err}`);
+    }
+  } finally {
+    await browser?.close().catch(() => {});
+    await server?.stop();
+  }
+  console.log(`${passed} passed, ${failed} failed`);
+  if (failed === 0) rmSync(runDir, { recursive: true, force: true });
+  process.exit(failed ? 1 : 0);
+}

@@ -1,0 +1,54 @@
+import * as vscode from 'vscode';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { McpHostApi } from '../../src/extension';
+import type { ServerConnection } from '../../src/host/serverConnection';
+
+export const EXTENSION_ID = 'mcp-host.mcp-host';
+export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
+export const RESULTS_DIR = path.join(REPO_ROOT, 'test-results');
+
+export async function activateExtension(): Promise<McpHostApi> {
+  const ext = vscode.extensions.getExtension<McpHostApi>(EXTENSION_ID);
+  if (!ext) throw new Error(`${EXTENSION_ID} is not installed in this VS Code`);
+  const api = ext.isActive ? ext.exports : await ext.activate();
+  await api.ready;
+  return api;
+}
+
+export async function waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export function server(api: McpHostApi, name: string): ServerConnection {
+  const s = api.controller.registry.findByName(name);
+  if (!s) throw new Error(`no server "${name}"; have ${api.controller.registry.servers.map((x) => x.name).join(', ')}`);
+  return s;
+}
+
+export async function waitForState(api: McpHostApi, name: string, kind: string, timeoutMs = 20_000): Promise<ServerConnection> {
+  return waitFor(() => {
+    const s = api.controller.registry.findByName(name);
+    return s && s.state.kind === kind ? s : undefined;
+  }, `server "${name}" to be ${kind} (is ${api.controller.registry.findByName(name)?.state.kind ?? 'absent'})`, timeoutMs);
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
