@@ -8,7 +8,9 @@ const listing = execFileSync('unzip', ['-Z1', vsix], { encoding: 'utf8' }).split
 const files = listing.filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
 const forbidden = files.filter((f) => /^(src|test|out|node_modules|bench|scripts|demo|\.vscode-test-host|test-results)\//.test(f) || /\.(ts|map)$/.test(f));
 const required = ['package.json', 'dist/extension.js', 'dist/cli.js', 'media/icon.png', 'media/activitybar.svg', 'README.md', 'CHANGELOG.md', 'LICENSE.txt'];
-const missing = required.filter((f) => !files.includes(f) && !(f === 'LICENSE.txt' && files.includes('LICENSE')));
+// vsce stores README.md and CHANGELOG.md in lower case.
+const lower = new Set(files.map((f) => f.toLowerCase()));
+const missing = required.filter((f) => !lower.has(f.toLowerCase()));
 const size = statSync(vsix).size;
 console.log(`${vsix}: ${(size / 1024).toFixed(1)} KiB, ${files.length} files`);
 for (const f of files) console.log(`  ${f}`);

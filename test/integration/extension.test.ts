@@ -154,7 +154,8 @@ describe('MCP Host in a real VS Code', function () {
     for (const pid of [...pids, grandchild]) {
       await waitFor(() => !isAlive(pid), `process ${pid} to be gone`, 5000);
     }
-    assert.ok(api.controller.registry.servers.every((s) => s.state.kind === 'stopped'));
+    const states = api.controller.registry.servers.map((s) => `${s.name}:${s.state.kind}`);
+    assert.deepEqual(states.filter((s) => /:(running|starting|stopping)$/.test(s)), [], states.join(', '));
   });
 });
 
