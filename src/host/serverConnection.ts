@@ -87,6 +87,8 @@ export class ServerConnection implements Disposable {
   private launchPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
   private transport: StdioTransport | undefined;
+  /** The transport being closed by stop(), so a second stop() can force it. */
+  private closingTransport: StdioTransport | undefined;
   private retryTimer: Disposable | undefined;
   private readonly restartPolicy: RestartPolicy;
   private readonly redactor = new Redactor();
@@ -152,8 +154,8 @@ export class ServerConnection implements Disposable {
   stop(reason = 'stopped by the user'): Promise<void> {
     this.cancelRetry();
     if (this.stopPromise) {
-      // Second stop: force (SIGKILL to the process group).
-      void this.transport?.close();
+      // Second stop: force (the transport's second close() kills the process group).
+      void this.closingTransport?.close();
       return this.stopPromise;
     }
     if (!this.launch) {
@@ -375,9 +377,11 @@ export class ServerConnection implements Disposable {
     // Mark the launch as over first, so its late results and close event are dropped.
     this.launch = undefined;
     this.transport = undefined;
+    this.closingTransport = transport;
     try {
       await transport?.close();
     } finally {
+      this.closingTransport = undefined;
       launch.dispose();
       this.listsValue = emptyLists();
       this.listsEmitter.fire(this.listsValue);
