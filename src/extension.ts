@@ -4,6 +4,7 @@ import { ServerTreeProvider } from './vscode/serverTree';
 import { registerLifecycleCommands } from './vscode/commands';
 import { ServerStatusBar } from './vscode/statusBar';
 import { createRootsHandler } from './vscode/serverRequests';
+import { registerUsage } from './vscode/usage';
 
 /** What the extension exports: used by its integration tests and by other extensions. */
 export interface McpHostApi {
@@ -37,6 +38,7 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
     view,
     new ServerStatusBar(controller.registry),
     ...registerLifecycleCommands(controller, () => tree.refresh()),
+    ...registerUsage(context, controller, tree),
   );
   const host = controller;
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.reload());

@@ -1,0 +1,14 @@
+import type * as vscode from 'vscode';
+import type { HostController } from '../hostController';
+import type { ServerTreeProvider } from '../serverTree';
+
+/**
+ * Registers what lets a person USE the servers: running tools, reading resources,
+ * getting prompts, and answering the servers' own requests. Called once from activate().
+ */
+export function registerUsage(context: vscode.ExtensionContext, controller: HostController, tree: ServerTreeProvider): vscode.Disposable[] {
+  void context;
+  void controller;
+  void tree;
+  return [];
+}
