@@ -91,6 +91,8 @@ function parseArgs(argv) {
         if (!IGNORED_FLAGS.has(name)) note(`ignoring unsupported flag ${arg}`);
     }
   }
+  // runTests always passes --disable-workspace-trust; a test of Restricted Mode asks for trust to stay on.
+  if (process.env.VSCODE_HOST_WORKSPACE_TRUST === 'on') a.trust = false;
   return a;
 }
 

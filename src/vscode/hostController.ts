@@ -7,6 +7,7 @@ import type { ClientRequestHandlers } from '../protocol/client';
 import type { LoggingLevel } from '../protocol/schemas';
 import type { Logger } from '../util/logger';
 import { ConfigLoader } from './configLoader';
+import { prompterSlot } from './prompter';
 
 export const EXTENSION_VERSION = '0.1.0';
 
@@ -137,11 +138,16 @@ export class HostController implements vscode.Disposable {
         const key = inputSecretKey(sourceFile, input.id);
         const stored = await this.context.secrets.get(key);
         if (stored !== undefined) return stored;
+        const prompter = prompterSlot.prompter;
         let value: string | undefined;
         if (input.type === 'pickString' && input.options?.length) {
-          value = await vscode.window.showQuickPick([...input.options], { title: `MCP server "${serverName}"`, placeHolder: input.description ?? input.id, ignoreFocusOut: true });
+          const picked = await prompter.showQuickPick(
+            input.options.map((label) => ({ label })),
+            { title: `MCP server "${serverName}"`, placeHolder: input.description ?? input.id, ignoreFocusOut: true },
+          );
+          value = picked?.label;
         } else {
-          value = await vscode.window.showInputBox({
+          value = await prompter.showInputBox({
             title: `MCP server "${serverName}"`,
             prompt: input.description ?? `Value for \${input:${input.id}}`,
             password: input.password ?? false,
