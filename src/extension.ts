@@ -3,8 +3,10 @@ import { HostController } from './vscode/hostController';
 import { ServerTreeProvider } from './vscode/serverTree';
 import { registerLifecycleCommands } from './vscode/commands';
 import { ServerStatusBar } from './vscode/statusBar';
-import { createRootsHandler } from './vscode/serverRequests';
+import { createServerRequestHandlers } from './vscode/serverRequests';
 import { registerUsage } from './vscode/usage';
+import { registerConfigCommands } from './vscode/configCommands';
+import { prompterSlot, type UserPrompter } from './vscode/prompter';
 
 /** What the extension exports: used by its integration tests and by other extensions. */
 export interface McpHostApi {
@@ -16,6 +18,8 @@ export interface McpHostApi {
   readonly ready: Promise<void>;
   /** This extension's log folder; VS Code writes the servers' log channels beside it. */
   readonly logDirectory: string;
+  /** Replaces the UI that asks questions (inputs, pickers); for tests that answer them. */
+  replacePrompter(prompter: UserPrompter): vscode.Disposable;
 }
 
 let controller: HostController | undefined;
@@ -27,7 +31,7 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
   const mainLog = vscode.window.createOutputChannel('MCP Host', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection('mcpHost');
   controller = new HostController(context, mainLog, diagnostics);
-  controller.handlers = { listRoots: createRootsHandler() };
+  controller.handlersFor = createServerRequestHandlers(context, controller);
   const tree = new ServerTreeProvider(controller.registry);
   const view = vscode.window.createTreeView('mcpHost.servers', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(
@@ -38,13 +42,14 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
     view,
     new ServerStatusBar(controller.registry),
     ...registerLifecycleCommands(controller, () => tree.refresh()),
+    ...registerConfigCommands(controller, context),
     ...registerUsage(context, controller, tree),
   );
   const host = controller;
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.reload());
   const activationMs = performance.now() - started;
   mainLog.info(`Activated in ${activationMs.toFixed(1)} ms`);
-  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath };
+  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath, replacePrompter: (p) => prompterSlot.replace(p) };
 }
 
 export async function deactivate(): Promise<void> {

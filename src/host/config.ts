@@ -10,6 +10,8 @@ export interface ConfigSource {
   readonly kind: 'workspace' | 'user' | 'import';
   /** The workspace folder the file belongs to, for variables like ${workspaceFolder}. */
   readonly workspaceFolder?: string;
+  /** How the origin is shown to a person, e.g. "Cursor (.cursor/mcp.json)". */
+  readonly label?: string;
 }
 
 export interface StdioServerDefinition {

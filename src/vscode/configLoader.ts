@@ -3,6 +3,16 @@ import { parseConfigText, type ConfigProblem, type ConfigSource, type InputDefin
 import type { ServerEntry } from '../host/registry';
 import { serverId } from '../host/serverConnection';
 import { Emitter, type Event } from '../util/event';
+import { OTHER_HOSTS, otherHostFiles, type OtherHost } from '../host/otherHosts';
+
+/** A file's text, or undefined when it does not exist. */
+export async function readIfExists(file: string): Promise<string | undefined> {
+  try {
+    return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(file)));
+  } catch {
+    return undefined;
+  }
+}
 
 export const WORKSPACE_CONFIG_PATH = '.vscode/mcp.json';
 export const USER_SETTINGS_SOURCE = 'settings:mcpHost.servers';
@@ -28,16 +38,22 @@ export class ConfigLoader implements vscode.Disposable {
   constructor(
     private readonly diagnostics: vscode.DiagnosticCollection,
     private readonly log: vscode.LogOutputChannel,
+    private readonly globalStorageDir: string | undefined,
   ) {
     const watcher = vscode.workspace.createFileSystemWatcher(`**/${WORKSPACE_CONFIG_PATH}`);
+    const otherWatcher = vscode.workspace.createFileSystemWatcher('**/{.mcp.json,.cursor/mcp.json}');
     this.disposables.push(
       watcher,
       watcher.onDidChange(() => this.scheduleChange()),
       watcher.onDidCreate(() => this.scheduleChange()),
       watcher.onDidDelete(() => this.scheduleChange()),
+      otherWatcher,
+      otherWatcher.onDidChange(() => this.scheduleChangeIfOtherHosts()),
+      otherWatcher.onDidCreate(() => this.scheduleChangeIfOtherHosts()),
+      otherWatcher.onDidDelete(() => this.scheduleChangeIfOtherHosts()),
       vscode.workspace.onDidChangeWorkspaceFolders(() => this.scheduleChange()),
       vscode.workspace.onDidChangeConfiguration((e) => {
-        if (e.affectsConfiguration('mcpHost.servers')) this.scheduleChange();
+        if (e.affectsConfiguration('mcpHost.servers') || e.affectsConfiguration('mcpHost.inputs') || e.affectsConfiguration('mcpHost.otherHosts')) this.scheduleChange();
       }),
       // An edit in an open, unsaved mcp.json is not applied; saving is.
       vscode.workspace.onDidSaveTextDocument((doc) => {
@@ -67,6 +83,21 @@ export class ConfigLoader implements vscode.Disposable {
       const source: ConfigSource = { file: USER_SETTINGS_SOURCE, kind: 'user' };
       const userInputs = vscode.workspace.getConfiguration('mcpHost').get<unknown>('inputs') ?? [];
       parsedSources.push({ source, parsed: parseConfigText(JSON.stringify({ servers: userServers, inputs: userInputs }, null, 2), source) });
+    }
+
+    // Other hosts' files are read only when the user asked for them (mcpHost.otherHosts).
+    const hosts = vscode.workspace.getConfiguration('mcpHost').get<OtherHost[]>('otherHosts', []).filter((h) => OTHER_HOSTS.includes(h));
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    for (const other of otherHostFiles(hosts, folders, this.globalStorageDir)) {
+      const text = await readIfExists(other.file);
+      if (text === undefined) continue;
+      const source: ConfigSource = {
+        file: other.file,
+        kind: other.workspaceFolder ? 'workspace' : 'import',
+        workspaceFolder: other.workspaceFolder,
+        label: other.label,
+      };
+      parsedSources.push({ source, parsed: parseConfigText(text, source) });
     }
 
     const entries: ServerEntry[] = [];
@@ -106,6 +137,10 @@ export class ConfigLoader implements vscode.Disposable {
       byFile.set(p.file, list);
     }
     for (const [file, list] of byFile) this.diagnostics.set(vscode.Uri.file(file), list);
+  }
+
+  private scheduleChangeIfOtherHosts(): void {
+    if (vscode.workspace.getConfiguration('mcpHost').get<string[]>('otherHosts', []).length > 0) this.scheduleChange();
   }
 
   private scheduleChange(): void {

@@ -26,13 +26,15 @@ export class HostController implements vscode.Disposable {
   private reloading: Promise<void> = Promise.resolve();
   /** Server requests handlers (roots, sampling, elicitation), installed by the editor floor. */
   handlers: ClientRequestHandlers = {};
+  /** When set, each server gets its own handlers (so a question to the user can name the server). */
+  handlersFor?: (server: { readonly id: string; readonly name: string }) => ClientRequestHandlers;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     readonly mainLog: vscode.LogOutputChannel,
     diagnostics: vscode.DiagnosticCollection,
   ) {
-    this.loader = new ConfigLoader(diagnostics, mainLog);
+    this.loader = new ConfigLoader(diagnostics, mainLog, context.globalStorageUri.fsPath);
     this.registry = new ServerRegistry((entry) => this.environmentFor(entry));
     this.disposables.push(
       this.loader,
@@ -86,7 +88,7 @@ export class HostController implements vscode.Disposable {
       serverLogLevel: () => config().get<LoggingLevel>('serverLogLevel', 'info'),
       inputs: () => this.inputsBySource.get(entry.source.file) ?? [],
       inputResolver: this.inputResolverFor(entry.source.file),
-      handlers: this.handlers,
+      handlers: this.handlersFor?.(entry) ?? this.handlers,
       processEnv: process.env,
       canStart: () =>
         entry.source.kind === 'workspace' && !vscode.workspace.isTrusted

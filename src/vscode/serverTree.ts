@@ -245,7 +245,8 @@ export function serverTooltip(server: ServerConnection): vscode.MarkdownString {
   if (state.kind === 'stopped' && state.reason) lines.push(state.reason);
   const def = server.definition;
   if (def?.type === 'stdio') lines.push(`Command: \`${[def.command, ...def.args].join(' ')}\``);
-  lines.push(`Origin: ${server.source.kind === 'user' ? 'user settings (mcpHost.servers)' : server.source.file}`);
+  const origin = server.source.kind === 'user' ? 'user settings (mcpHost.servers)' : server.source.label ? `${server.source.label}: ${server.source.file}` : server.source.file;
+  lines.push(`Origin: ${origin}`);
   return markdown(lines);
 }
 

@@ -1,0 +1,206 @@
+import * as vscode from 'vscode';
+import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser';
+import { parseConfigText, type ServerDefinition } from '../host/config';
+import { OTHER_HOSTS, otherHostFiles } from '../host/otherHosts';
+import type { HostController } from './hostController';
+import { WORKSPACE_CONFIG_PATH, readIfExists } from './configLoader';
+import { prompterSlot } from './prompter';
+import { splitCommandLine, suggestNameFromCommand } from '../host/commandLine';
+
+/** A server entry as written to mcp.json. */
+type ServerJson = Record<string, unknown>;
+
+/** Adds servers to a folder's .vscode/mcp.json, keeping its comments and formatting. */
+export async function addServersToWorkspaceFile(folder: vscode.Uri, servers: Record<string, ServerJson>): Promise<vscode.Uri> {
+  const uri = vscode.Uri.joinPath(folder, WORKSPACE_CONFIG_PATH);
+  let text = (await readIfExists(uri.fsPath)) ?? '{\n  "servers": {}\n}\n';
+  const formattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
+  for (const [name, value] of Object.entries(servers)) {
+    text = applyEdits(text, modify(text, ['servers', name], value, { formattingOptions }));
+  }
+  await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder, '.vscode'));
+  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
+  return uri;
+}
+
+/** The names already used in a folder's mcp.json. */
+async function existingNames(folder: vscode.Uri): Promise<Set<string>> {
+  const text = await readIfExists(vscode.Uri.joinPath(folder, WORKSPACE_CONFIG_PATH).fsPath);
+  const parsed = text ? (parseJsonc(text) as { servers?: Record<string, unknown> } | undefined) : undefined;
+  return new Set(Object.keys(parsed?.servers ?? {}));
+}
+
+function toJson(def: ServerDefinition): ServerJson {
+  if (def.type === 'stdio') {
+    const out: ServerJson = { type: 'stdio', command: def.command };
+    if (def.args.length) out.args = [...def.args];
+    if (Object.keys(def.env).length) out.env = { ...def.env };
+    if (def.envFile) out.envFile = def.envFile;
+    if (def.cwd) out.cwd = def.cwd;
+    return out;
+  }
+  const out: ServerJson = { type: def.type, url: def.url };
+  if (Object.keys(def.headers).length) out.headers = { ...def.headers };
+  return out;
+}
+
+function uniqueName(name: string, taken: Set<string>): string {
+  if (!taken.has(name)) return name;
+  for (let i = 2; ; i++) if (!taken.has(`${name}-${i}`)) return `${name}-${i}`;
+}
+
+async function pickFolder(placeHolder: string): Promise<vscode.WorkspaceFolder | undefined> {
+  const folders = vscode.workspace.workspaceFolders ?? [];
+  if (folders.length <= 1) return folders[0];
+  const picked = await prompterSlot.prompter.showQuickPick(
+    folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
+    { placeHolder },
+  );
+  return picked?.folder;
+}
+
+export function registerConfigCommands(controller: HostController, context: vscode.ExtensionContext): vscode.Disposable[] {
+  return [
+    vscode.commands.registerCommand('mcpHost.addServer', () => addServer(controller)),
+    vscode.commands.registerCommand('mcpHost.importServers', () => importServers(controller, context)),
+    vscode.commands.registerCommand('mcpHost.editInput', () => editInput(controller, context)),
+    vscode.commands.registerCommand('mcpHost.forgetInputs', async () => {
+      const count = await controller.forgetInputs();
+      void vscode.window.showInformationMessage(`MCP Host: forgot ${count} stored input value${count === 1 ? '' : 's'}. Servers ask again on their next start.`);
+      return count;
+    }),
+  ];
+}
+
+/** A guided flow that writes a new server to mcp.json (or the user settings) and starts it. */
+async function addServer(controller: HostController): Promise<string | undefined> {
+  const prompter = prompterSlot.prompter;
+  const title = 'Add MCP Server';
+  const kind = await prompter.showQuickPick(
+    [
+      { label: '$(package) npm package', description: 'started with npx', launcher: 'npm' as const },
+      { label: '$(symbol-misc) Python package', description: 'started with uvx', launcher: 'pypi' as const },
+      { label: '$(terminal) Command', description: 'any program that speaks MCP on stdin/stdout', launcher: 'command' as const },
+    ],
+    { title: `${title} (1/4)`, placeHolder: 'How is the server started?' },
+  );
+  if (!kind) return undefined;
+  let server: ServerJson;
+  let suggestedName: string;
+  if (kind.launcher === 'command') {
+    const line = await prompter.showInputBox({
+      title: `${title} (2/4)`,
+      prompt: 'The command and its arguments, separated by spaces (use quotes for an argument with spaces). No shell is used.',
+      placeHolder: 'node /path/to/server.js --verbose',
+      validateInput: (v) => (splitCommandLine(v).length === 0 ? 'Enter a command' : undefined),
+    });
+    if (!line) return undefined;
+    const [command, ...args] = splitCommandLine(line);
+    server = { type: 'stdio', command, args };
+    suggestedName = suggestNameFromCommand(command, args);
+  } else {
+    const pkg = await prompter.showInputBox({
+      title: `${title} (2/4)`,
+      prompt: kind.launcher === 'npm' ? 'The npm package, e.g. @modelcontextprotocol/server-memory' : 'The Python package, e.g. mcp-server-fetch',
+      validateInput: (v) => (/^\S+$/.test(v.trim()) ? undefined : 'Enter a package name without spaces'),
+    });
+    if (!pkg) return undefined;
+    const command = kind.launcher === 'npm' ? (process.platform === 'win32' ? 'npx.cmd' : 'npx') : 'uvx';
+    server = { type: 'stdio', command, args: kind.launcher === 'npm' ? ['-y', pkg.trim()] : [pkg.trim()] };
+    suggestedName = pkg.trim().replace(/^@[^/]+\//, '').replace(/^(mcp-)?server-/, '').replace(/@.*$/, '');
+  }
+  const target = await prompter.showQuickPick(
+    [
+      ...(vscode.workspace.workspaceFolders ?? []).map((f) => ({ label: `$(folder) ${f.name}`, description: `${f.name}/${WORKSPACE_CONFIG_PATH}`, folder: f })),
+      { label: '$(account) User settings', description: 'mcpHost.servers: in every workspace', folder: undefined },
+    ],
+    { title: `${title} (3/4)`, placeHolder: 'Where should the server be configured?' },
+  );
+  if (!target) return undefined;
+  const taken = target.folder ? await existingNames(target.folder.uri) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
+  const name = await prompter.showInputBox({
+    title: `${title} (4/4)`,
+    prompt: 'A name for the server',
+    value: uniqueName(suggestedName || 'server', taken),
+    validateInput: (v) => (!v.trim() ? 'Enter a name' : taken.has(v.trim()) ? `"${v.trim()}" is already configured there` : undefined),
+  });
+  if (!name) return undefined;
+  if (target.folder) {
+    const uri = await addServersToWorkspaceFile(target.folder.uri, { [name.trim()]: server });
+    await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true });
+  } else {
+    const config = vscode.workspace.getConfiguration('mcpHost');
+    await config.update('servers', { ...config.get<object>('servers', {}), [name.trim()]: server }, vscode.ConfigurationTarget.Global);
+  }
+  await controller.reload();
+  return name.trim();
+}
+
+/** Copies servers from Claude Desktop, Claude Code, Cursor or Cline files into mcp.json. */
+async function importServers(controller: HostController, context: vscode.ExtensionContext): Promise<string[]> {
+  const prompter = prompterSlot.prompter;
+  const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const candidates: Array<vscode.QuickPickItem & { name: string; def: ServerDefinition }> = [];
+  for (const other of otherHostFiles(OTHER_HOSTS, folders, context.globalStorageUri.fsPath)) {
+    const text = await readIfExists(other.file);
+    if (text === undefined) continue;
+    const parsed = parseConfigText(text, { file: other.file, kind: 'import', workspaceFolder: other.workspaceFolder, label: other.label });
+    for (const def of parsed.servers) {
+      candidates.push({
+        label: def.name,
+        description: other.label,
+        detail: def.type === 'stdio' ? [def.command, ...def.args].join(' ') : def.url,
+        picked: true,
+        name: def.name,
+        def,
+      });
+    }
+    for (const problem of parsed.problems) controller.mainLog.warn(`Import: ${other.file}: ${problem.message}`);
+  }
+  if (candidates.length === 0) {
+    void vscode.window.showInformationMessage(
+      'MCP Host found no servers to import (looked for Claude Desktop, Claude Code .mcp.json, Cursor .cursor/mcp.json and Cline settings).',
+    );
+    return [];
+  }
+  const picked = await prompter.showQuickPickMany(candidates, { title: 'Import MCP Servers', placeHolder: 'Servers to copy into .vscode/mcp.json' });
+  if (!picked || picked.length === 0) return [];
+  const folder = await pickFolder('Import into the mcp.json of which folder?');
+  if (!folder) {
+    void vscode.window.showWarningMessage('MCP Host: open a folder to import servers into its .vscode/mcp.json.');
+    return [];
+  }
+  const taken = await existingNames(folder.uri);
+  const servers: Record<string, ServerJson> = {};
+  for (const item of picked) {
+    const name = uniqueName(item.name, taken);
+    taken.add(name);
+    servers[name] = toJson(item.def);
+  }
+  const uri = await addServersToWorkspaceFile(folder.uri, servers);
+  await controller.reload();
+  void vscode.window.showInformationMessage(`MCP Host imported ${picked.length} server${picked.length === 1 ? '' : 's'} into ${vscode.workspace.asRelativePath(uri)}.`);
+  return Object.keys(servers);
+}
+
+/** Changes a stored ${input:ID} value and restarts the servers that use it. */
+async function editInput(controller: HostController, context: vscode.ExtensionContext): Promise<string | undefined> {
+  const prompter = prompterSlot.prompter;
+  const declared = controller.declaredInputs;
+  if (declared.length === 0) {
+    void vscode.window.showInformationMessage('MCP Host: no inputs are declared ("inputs" in mcp.json or mcpHost.inputs).');
+    return undefined;
+  }
+  const picked = await prompter.showQuickPick(
+    declared.map((d) => ({ label: d.input.id, description: d.input.description, detail: d.file, entry: d })),
+    { placeHolder: 'Change which input value?' },
+  );
+  if (!picked) return undefined;
+  const { file, input } = picked.entry;
+  const value = await prompter.showInputBox({ title: `Input "${input.id}"`, prompt: input.description, password: input.password ?? false, ignoreFocusOut: true });
+  if (value === undefined) return undefined;
+  await context.secrets.store(controller.inputKey(file, input.id), value);
+  const users = controller.registry.servers.filter((s) => s.source.file === file && JSON.stringify(s.definition ?? {}).includes(`\${input:${input.id}}`));
+  await Promise.allSettled(users.filter((s) => s.state.kind !== 'stopped').map((s) => s.restart()));
+  return input.id;
+}

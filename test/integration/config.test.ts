@@ -1,0 +1,213 @@
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { McpHostApi } from '../../src/extension';
+import type { ServerConnection } from '../../src/host/serverConnection';
+import { REPO_ROOT, ScriptedPrompter, activateExtension, isAlive, pick, type as typeText, accept, waitFor, waitForState } from './helpers';
+
+const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
+const node = process.execPath.includes('node') ? 'node' : process.execPath;
+
+function folder(): string {
+  return vscode.workspace.workspaceFolders![0].uri.fsPath;
+}
+
+function pidOf(s: ServerConnection | undefined): number | undefined {
+  return s && s.state.kind === 'running' ? s.state.pid : undefined;
+}
+
+async function setUserServers(value: Record<string, unknown> | undefined, inputs?: unknown[]): Promise<void> {
+  const config = vscode.workspace.getConfiguration('mcpHost');
+  // Inputs first: a server must not be read before the inputs it uses are declared.
+  if (inputs !== undefined || value === undefined) await config.update('inputs', inputs, vscode.ConfigurationTarget.Global);
+  await config.update('servers', value, vscode.ConfigurationTarget.Global);
+}
+
+describe('configuration and lifecycle', function () {
+  this.timeout(60_000);
+  let api: McpHostApi;
+  let mcpJsonPath: string;
+  let originalMcpJson: string;
+
+  before(async () => {
+    api = await activateExtension();
+    mcpJsonPath = path.join(folder(), '.vscode', 'mcp.json');
+    originalMcpJson = fs.readFileSync(mcpJsonPath, 'utf8');
+    await waitForState(api, 'good', 'running');
+  });
+
+  after(async () => {
+    fs.writeFileSync(mcpJsonPath, originalMcpJson);
+    for (const f of [path.join(folder(), '.cursor', 'mcp.json'), path.join(folder(), '.mcp.json')]) fs.rmSync(f, { force: true });
+    fs.rmSync(path.join(folder(), '.cursor'), { recursive: true, force: true });
+    await vscode.workspace.getConfiguration('mcpHost').update('otherHosts', undefined, vscode.ConfigurationTarget.Global);
+    await setUserServers(undefined);
+    await api.controller.reload();
+    await waitForState(api, 'good', 'running');
+  });
+
+  it('user settings (mcpHost.servers) are a source; the tooltip names the origin', async () => {
+    await setUserServers({ 'user-good': { command: node, args: [path.join(FIXTURES, 'good-server.mjs')] } });
+    const s = await waitForState(api, 'user-good', 'running');
+    assert.equal(s.source.kind, 'user');
+    const tooltip = api.tree.getTreeItem({ kind: 'server', server: s }).tooltip as vscode.MarkdownString;
+    assert.match(tooltip.value, /Origin: user settings/);
+    await setUserServers(undefined);
+    await waitFor(() => !api.controller.registry.findByName('user-good'), 'user-good removed');
+  });
+
+  it("other hosts' files are read on request (Cursor's mcpServers format)", async () => {
+    fs.mkdirSync(path.join(folder(), '.cursor'), { recursive: true });
+    fs.writeFileSync(
+      path.join(folder(), '.cursor', 'mcp.json'),
+      JSON.stringify({ mcpServers: { 'cursor-good': { command: node, args: [path.join(FIXTURES, 'good-server.mjs')] } } }),
+    );
+    await api.controller.reload();
+    assert.equal(api.controller.registry.findByName('cursor-good'), undefined, 'not read unless asked for');
+    await vscode.workspace.getConfiguration('mcpHost').update('otherHosts', ['cursor'], vscode.ConfigurationTarget.Global);
+    const s = await waitForState(api, 'cursor-good', 'running');
+    assert.equal(s.source.label, 'Cursor (.cursor/mcp.json)');
+    const tooltip = api.tree.getTreeItem({ kind: 'server', server: s }).tooltip as vscode.MarkdownString;
+    assert.match(tooltip.value, /Origin: Cursor \(\.cursor\/mcp\.json\)/);
+  });
+
+  it('a malformed file next to a good one: the error names file, line and field, in the Problems view; the others run', async () => {
+    const bad = path.join(folder(), '.mcp.json');
+    fs.writeFileSync(bad, '{\n  "mcpServers": {\n    "half": { "command": "node", "args": "not-an-array" },\n    "ok": { "command": ' + JSON.stringify(node) + ', "args": [' + JSON.stringify(path.join(FIXTURES, 'good-server.mjs')) + '] }\n  }\n}\n');
+    await vscode.workspace.getConfiguration('mcpHost').update('otherHosts', ['cursor', 'claudeCode'], vscode.ConfigurationTarget.Global);
+    const half = await waitForState(api, 'half', 'error');
+    assert.match(half.state.kind === 'error' ? half.state.message : '', /"args" must be an array of strings.*\.mcp\.json:3/);
+    await waitForState(api, 'ok', 'running');
+    const diagnostics = await waitFor(() => {
+      const d = vscode.languages.getDiagnostics(vscode.Uri.file(bad));
+      return d.length > 0 ? d : undefined;
+    }, 'a diagnostic for .mcp.json');
+    assert.equal(diagnostics[0].range.start.line, 2);
+    assert.equal(diagnostics[0].severity, vscode.DiagnosticSeverity.Error);
+    assert.match(diagnostics[0].message, /args/);
+    assert.equal(api.controller.registry.findByName('good')!.state.kind, 'running');
+    assert.equal(api.controller.registry.findByName('cursor-good')!.state.kind, 'running');
+  });
+
+  it('hot reload: added servers start, removed stop, changed restart, unchanged keep their process', async () => {
+    const good = api.controller.registry.findByName('good')!;
+    const everything = await waitForState(api, 'everything', 'running');
+    const goodPid = pidOf(good)!;
+    const everythingPid = pidOf(everything)!;
+    const config = JSON.parse(originalMcpJson.replace(/^\s*\/\/.*$/gm, ''));
+    delete config.servers.missing; // removed
+    config.servers.everything.env = { CHANGED: '1' }; // changed
+    config.servers.added = { command: node, args: ['${workspaceFolder}/../../fixtures/good-server.mjs'] }; // added
+    fs.writeFileSync(mcpJsonPath, JSON.stringify(config, null, 2));
+    await waitForState(api, 'added', 'running');
+    await waitFor(() => !api.controller.registry.findByName('missing'), 'missing removed');
+    await waitFor(() => {
+      const pid = pidOf(api.controller.registry.findByName('everything'));
+      return pid !== undefined && pid !== everythingPid;
+    }, 'everything restarted');
+    assert.equal(pidOf(api.controller.registry.findByName('good')), goodPid, 'unchanged server kept its process');
+    await waitFor(() => !isAlive(everythingPid), 'the old everything process gone', 5000);
+    fs.writeFileSync(mcpJsonPath, originalMcpJson);
+    await waitForState(api, 'missing', 'error');
+    await waitFor(() => !api.controller.registry.findByName('added'), 'added removed again');
+  });
+
+  it('inputs: asked once, kept in SecretStorage (not asked again), never in the log; forget asks again', async () => {
+    const secret = 'sk-test-4e1d2c3b4a59';
+    const prompter = new ScriptedPrompter().answer(typeText(secret));
+    const restore = api.replacePrompter(prompter);
+    try {
+      await setUserServers(
+        { 'with-input': { command: node, args: [path.join(FIXTURES, 'echo-env.mjs')], env: { API_KEY: '${input:apiKey}' } } },
+        [{ id: 'apiKey', type: 'promptString', password: true, description: 'API key for the test server' }],
+      );
+      const s = await waitForState(api, 'with-input', 'running');
+      assert.equal(prompter.asked.length, 1);
+      assert.equal(prompter.asked[0].prompt, 'API key for the test server');
+      const result = await s.client!.callTool('env', { names: ['API_KEY'] });
+      assert.equal(JSON.parse((result.content[0] as { text: string }).text).env.API_KEY, secret);
+      await s.client!.callTool('env', { names: ['API_KEY'] }); // its answer passes through the trace too
+      await vscode.commands.executeCommand('mcpHost.restartServer', 'with-input');
+      assert.equal(s.state.kind, 'running');
+      assert.equal(prompter.asked.length, 1, 'the stored value was used: not asked again');
+      const log = api.controller.recentLog(s.id).join('\n');
+      assert.ok(log.length > 0);
+      assert.ok(!log.includes(secret), 'the secret is not in the log');
+      const forgotten = await vscode.commands.executeCommand<number>('mcpHost.forgetInputs');
+      assert.ok(forgotten >= 1);
+      prompter.answer(typeText(`${secret}-2`));
+      await vscode.commands.executeCommand('mcpHost.restartServer', 'with-input');
+      assert.equal(prompter.asked.length, 2, 'asked again after forgetting');
+    } finally {
+      restore.dispose();
+      await setUserServers(undefined);
+    }
+  });
+
+  it('Add Server writes mcp.json through a guided flow, and the server starts', async () => {
+    const prompter = new ScriptedPrompter().answer(
+      pick(/Command/),
+      typeText(`node "${path.join(FIXTURES, 'good-server.mjs')}"`),
+      pick(/workspace/),
+      accept(),
+    );
+    const restore = api.replacePrompter(prompter);
+    try {
+      const name = await vscode.commands.executeCommand<string>('mcpHost.addServer');
+      assert.equal(name, 'good-server');
+      const written = fs.readFileSync(mcpJsonPath, 'utf8');
+      assert.match(written, /\/\/ Fixture workspace/, 'comments kept');
+      assert.match(written, /"good-server": \{/);
+      await waitForState(api, 'good-server', 'running');
+    } finally {
+      restore.dispose();
+      fs.writeFileSync(mcpJsonPath, originalMcpJson);
+      await api.controller.reload();
+    }
+  });
+
+  it('Import Servers copies servers from other hosts into mcp.json', async () => {
+    fs.writeFileSync(
+      path.join(folder(), '.cursor', 'mcp.json'),
+      JSON.stringify({ mcpServers: { imported: { command: node, args: [path.join(FIXTURES, 'good-server.mjs')], env: { A: '1' } } } }),
+    );
+    await vscode.workspace.getConfiguration('mcpHost').update('otherHosts', [], vscode.ConfigurationTarget.Global);
+    const prompter = new ScriptedPrompter().answer((_k, items) => (items as vscode.QuickPickItem[]).filter((i) => i.label === 'imported'));
+    const restore = api.replacePrompter(prompter);
+    try {
+      const names = await vscode.commands.executeCommand<string[]>('mcpHost.importServers');
+      assert.deepEqual(names, ['imported']);
+      const written = JSON.parse(fs.readFileSync(mcpJsonPath, 'utf8').replace(/^\s*\/\/.*$/gm, ''));
+      assert.deepEqual(written.servers.imported, { type: 'stdio', command: node, args: [path.join(FIXTURES, 'good-server.mjs')], env: { A: '1' } });
+      const s = await waitForState(api, 'imported', 'running');
+      assert.match(s.source.file, /\.vscode[\\/]mcp\.json$/);
+    } finally {
+      restore.dispose();
+      fs.writeFileSync(mcpJsonPath, originalMcpJson);
+      await api.controller.reload();
+    }
+  });
+
+  it('a crash-looping server: backoff visible in the tree, the breaker trips, Restart recovers; a clean stop is no crash', async function () {
+    this.timeout(90_000);
+    await setUserServers({ crashy: { command: node, args: [path.join(FIXTURES, 'crash-after-start.mjs')], env: { CRASH_DELAY_MS: '50' } } });
+    const crashy = await waitFor(() => api.controller.registry.findByName('crashy'), 'crashy configured');
+    const item = await waitFor(() => {
+      const s = crashy.state;
+      return s.kind === 'error' && s.retryAt ? api.tree.getTreeItem({ kind: 'server', server: crashy }) : undefined;
+    }, 'a scheduled restart');
+    assert.match(String(item.description), /error \(restarting\)/);
+    assert.match((item.tooltip as vscode.MarkdownString).value, /Restarting at/);
+    await waitFor(() => crashy.state.kind === 'error' && crashy.state.crashLoop, 'the breaker to trip', 60_000);
+    const tripped = api.tree.getTreeItem({ kind: 'server', server: crashy });
+    assert.equal(tripped.contextValue, 'mcpHost.server.error', 'Start/Restart actions are offered');
+    assert.match(crashy.state.kind === 'error' ? crashy.state.message : '', /crashed 5 times .* use Restart/);
+    const status = (await vscode.commands.executeCommand<string[]>('mcpHost.restartServer', 'crashy'), crashy.state.kind as string);
+    assert.equal(status, 'running', 'Restart recovers');
+    await vscode.commands.executeCommand('mcpHost.stopServer', 'crashy');
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(crashy.state.kind, 'stopped', 'a stop is not a crash');
+    await setUserServers(undefined);
+  });
+});
