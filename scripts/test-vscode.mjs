@@ -59,6 +59,16 @@ if (!only || only === 'integration') {
       '--extensionDevelopmentPath', REPO_ROOT,
       '--workspace', WORKSPACE,
     ]);
+    // Restricted Mode: the same workspace, not trusted.
+    await run(`untrusted workspace (${flavour})`, process.execPath, [
+      'scripts/vscode-host/run-integration.mjs',
+      '--flavour', flavour,
+      '--extensionTestsPath', TESTS,
+      '--extensionDevelopmentPath', REPO_ROOT,
+      '--workspace', WORKSPACE,
+      '--env', 'VSCODE_HOST_WORKSPACE_TRUST=on',
+      '--env', 'MCP_HOST_TEST_FILES=untrusted',
+    ]);
   }
 }
 
