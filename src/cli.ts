@@ -6,6 +6,11 @@ runCli(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   cwd: process.cwd(),
   env: process.env,
+  onInterrupt: (handler) => {
+    for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+      process.once(signal, handler);
+    }
+  },
 }).then(
   (code) => {
     process.exitCode = code;

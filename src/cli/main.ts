@@ -9,13 +9,15 @@ import { parseConfigText, formatProblem, type StdioServerDefinition } from '../h
 import { describeContentBlock } from '../protocol/content';
 
 /** Exit statuses, as documented in the README. */
-export const ExitCode = { Ok: 0, ToolError: 1, Usage: 2, ServerFailed: 3 } as const;
+export const ExitCode = { Ok: 0, ToolError: 1, Usage: 2, ServerFailed: 3, Interrupted: 130 } as const;
 
 export interface CliIo {
   stdout: (text: string) => void;
   stderr: (text: string) => void;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** Called with a handler to run on Ctrl-C / SIGTERM (the server runs in its own process group). */
+  onInterrupt?: (handler: () => void) => void;
 }
 
 class UsageError extends Error {}
@@ -195,6 +197,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (options.verbose) {
     transport.onLog((line) => io.stderr(`[${spawnSpec.label}] ${line}\n`));
   }
+  let interrupted = false;
+  io.onInterrupt?.(() => {
+    interrupted = true;
+    io.stderr('mcp-host: interrupted; stopping the server\n');
+    void transport.close();
+  });
   const warn = (message: string) => options.verbose && io.stderr(`mcp-host: ${message}\n`);
   const client = new McpClient(
     transport,
@@ -225,6 +233,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
     }
   } catch (err) {
+    if (interrupted) return ExitCode.Interrupted;
     io.stderr(`mcp-host: ${oneLine(describeFailure(err, label))}\n`);
     return ExitCode.ServerFailed;
   } finally {

@@ -53,6 +53,8 @@ export function registerLifecycleCommands(controller: HostController, treeRefres
     }),
     vscode.commands.registerCommand('mcpHost.refresh', async () => {
       await controller.reload();
+      // Refresh is also how a person says "try again" after fixing a cause (e.g. installing a command).
+      await Promise.allSettled(registry.servers.filter((s) => s.state.kind === 'error' && !s.state.retryAt).map((s) => s.start()));
       treeRefresh();
     }),
     vscode.commands.registerCommand('mcpHost.openConfiguration', async (arg?: unknown) => {

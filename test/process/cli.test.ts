@@ -132,6 +132,31 @@ describe('mcp-host CLI (the built dist/cli.js)', () => {
     assert.match(missing.stderr, /no server named "nope".*good, env/);
   });
 
+  test('Ctrl-C stops the server (it runs in its own process group) and exits 130', async () => {
+    const marker = `--mcp-host-marker-${process.pid}-${Date.now()}`;
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, [CLI, 'call', 'slow', '--args', '{"ms":30000}', '--', node, fixture('good-server.mjs'), marker], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    const running = () =>
+      fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).some((p) => {
+        try {
+          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
+        } catch {
+          return false;
+        }
+      });
+    const deadline = Date.now() + 5000;
+    while (!running() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(running(), 'the server started');
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGINT');
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /interrupted/);
+    assert.equal(running(), false, 'no server process left');
+  });
+
   test('works with server-filesystem and server-memory', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-fs-'));
     fs.writeFileSync(path.join(dir, 'note.txt'), 'filesystem says hello');
