@@ -4,7 +4,10 @@ import { statSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 const vsix = process.argv[2] ?? 'mcp-host.vsix';
-const listing = execFileSync('unzip', ['-Z1', vsix], { encoding: 'utf8' }).split('\n').filter(Boolean);
+// python3's zipfile lists the archive (unzip is not on every machine).
+const listing = execFileSync('python3', ['-c', 'import sys, zipfile; print("\\n".join(zipfile.ZipFile(sys.argv[1]).namelist()))', vsix], { encoding: 'utf8' })
+  .split('\n')
+  .filter(Boolean);
 const files = listing.filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
 const forbidden = files.filter((f) => /^(src|test|out|node_modules|bench|scripts|demo|\.vscode-test-host|test-results)\//.test(f) || /\.(ts|map)$/.test(f));
 const required = ['package.json', 'dist/extension.js', 'dist/cli.js', 'media/icon.png', 'media/activitybar.svg', 'README.md', 'CHANGELOG.md', 'LICENSE.txt'];
