@@ -1,5 +1,4 @@
 import * as vscode from 'vscode';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { McpHostApi } from '../../src/extension';
 import type { ServerConnection } from '../../src/host/serverConnection';
@@ -39,19 +38,7 @@ export async function waitForState(api: McpHostApi, name: string, kind: string, 
   }, `server "${name}" to be ${kind} (is ${api.controller.registry.findByName(name)?.state.kind ?? 'absent'})`, timeoutMs);
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return process.platform !== 'linux';
-  }
-}
+export { isAlive } from '../helpers/process';
 
 type Answer = (kind: string, arg: unknown, options: unknown) => unknown;
 
