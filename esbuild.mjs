@@ -21,6 +21,16 @@ const common = {
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
   { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  // The webview pages: browser scripts, one per page, with their libraries (markdown-it) inside.
+  {
+    ...common,
+    platform: 'browser',
+    target: ['chrome114'],
+    format: 'iife',
+    entryPoints: { schemaForm: 'src/webview/schemaForm.ts', toolResult: 'src/webview/toolResult.ts' },
+    outdir: 'dist/webview',
+    mainFields: ['browser', 'module', 'main'],
+  },
 ];
 
 for (const options of builds) {

@@ -1,0 +1,59 @@
+import * as vscode from 'vscode';
+import { randomBytes } from 'node:crypto';
+
+/** The extension's own folder: webview assets live in its media/ and dist/webview/. */
+export function extensionUri(): vscode.Uri {
+  const ext = vscode.extensions.getExtension('mcp-host.mcp-host');
+  if (!ext) throw new Error('MCP Host: cannot find its own extension folder');
+  return ext.extensionUri;
+}
+
+/** Webview options every MCP Host webview uses: scripts on, files only from media/ and dist/webview/. */
+export function webviewOptions(root: vscode.Uri = extensionUri()): vscode.WebviewOptions & vscode.WebviewPanelOptions {
+  return {
+    enableScripts: true,
+    enableCommandUris: false,
+    localResourceRoots: [vscode.Uri.joinPath(root, 'media'), vscode.Uri.joinPath(root, 'dist', 'webview')],
+  };
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+}
+
+/**
+ * A page with a strict Content Security Policy: nothing by default, scripts only with this page's
+ * nonce, styles and images only from the extension (images also as data: URIs, which is how MCP
+ * sends them), audio only as data: URIs. `body` is trusted markup written by us; anything from a
+ * server is rendered by the page's script with textContent, never as HTML.
+ */
+export function webviewHtml(webview: vscode.Webview, options: { title: string; script: string; styles?: string[]; body?: string; root?: vscode.Uri }): string {
+  const root = options.root ?? extensionUri();
+  const nonce = randomBytes(16).toString('base64');
+  const csp = [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`,
+    'media-src data:',
+    `font-src ${webview.cspSource}`,
+  ].join('; ');
+  const styles = (options.styles ?? ['webview.css'])
+    .map((file) => `<link rel="stylesheet" href="${webview.asWebviewUri(vscode.Uri.joinPath(root, 'media', file)).toString()}">`)
+    .join('\n');
+  const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'dist', 'webview', options.script)).toString();
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>${escapeHtml(options.title)}</title>
+${styles}
+</head>
+<body>
+${options.body ?? '<main id="app" aria-busy="true"></main>'}
+<script nonce="${nonce}" src="${script}"></script>
+</body>
+</html>`;
+}
