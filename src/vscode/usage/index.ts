@@ -1,6 +1,8 @@
 import type * as vscode from 'vscode';
 import type { HostController } from '../hostController';
 import type { ServerTreeProvider } from '../serverTree';
+import { registerToolFeatures } from './tools';
+import { registerResourcesPromptsAndRequests } from './requests';
 
 /**
  * Registers what lets a person USE the servers: running tools, reading resources,
@@ -10,5 +12,8 @@ export function registerUsage(context: vscode.ExtensionContext, controller: Host
   void context;
   void controller;
   void tree;
-  return [];
+  return [
+    ...registerToolFeatures(context, controller, tree),
+    ...registerResourcesPromptsAndRequests(context, controller),
+  ];
 }
