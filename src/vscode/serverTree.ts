@@ -140,6 +140,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         item.tooltip = markdown([`**${resource.name}**`, `\`${resource.uri}\``, resource.mimeType ? `Type: ${resource.mimeType}` : '', resource.description ?? '']);
         item.iconPath = new vscode.ThemeIcon(resource.mimeType?.startsWith('image/') ? 'file-media' : 'file');
         item.contextValue = 'mcpHost.resource';
+        item.command = { command: 'mcpHost.readResource', title: 'Read Resource', arguments: [node] };
         return item;
       }
       case 'resourceTemplate': {
@@ -150,6 +151,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         item.tooltip = markdown([`**${template.name}**`, `\`${template.uriTemplate}\``, template.description ?? '']);
         item.iconPath = new vscode.ThemeIcon('file-code');
         item.contextValue = 'mcpHost.resourceTemplate';
+        item.command = { command: 'mcpHost.readResource', title: 'Read Resource', arguments: [node] };
         return item;
       }
       case 'prompt': {
@@ -161,6 +163,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         item.tooltip = markdown([`**${prompt.name}**`, prompt.description ?? '', args.length ? `Arguments:\n${args.join('\n')}` : '']);
         item.iconPath = new vscode.ThemeIcon('comment-discussion');
         item.contextValue = 'mcpHost.prompt';
+        item.command = { command: 'mcpHost.getPrompt', title: 'Get Prompt', arguments: [node] };
         return item;
       }
       case 'message': {
