@@ -241,13 +241,19 @@ function booleanField(name: string, s: Schema, path: string, required: boolean, 
   if (required || 'default' in s) {
     const control = h('input', { id, type: 'checkbox', 'data-control-for': path });
     control.checked = start === true;
-    control.addEventListener('change', () => markTouched(path));
+    // An optional box the person has not touched (and that had no value) is not sent: the server
+    // applies its own default.
+    let changed = initial.set;
+    control.addEventListener('change', () => {
+      changed = true;
+      markTouched(path);
+    });
     const { element, error } = fieldShell(path, name, s, required, id, control, 'boolean');
     element.classList.add('field-checkbox');
     return {
       path,
       element,
-      get: () => (!required && !control.checked && start === undefined ? { set: false } : { set: true, value: control.checked }),
+      get: () => (!required && !changed ? { set: false } : { set: true, value: control.checked }),
       showError: (m) => setError(error, control, m),
       children: () => [],
     };

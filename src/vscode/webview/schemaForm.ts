@@ -43,6 +43,7 @@ export interface SchemaFormHandle {
   readonly panel: vscode.WebviewPanel;
   /** Resolves once the page has rendered the form. */
   readonly ready: Promise<void>;
+  /** What the page shows (undefined once the form has closed). */
   snapshot(): Promise<FormSnapshot>;
   /** Types `text` into the control of the field at `path` (a JSON Pointer), as a person would. */
   fill(path: string, text: string): Promise<void>;
@@ -81,7 +82,8 @@ export function showSchemaForm<T = unknown>(options: SchemaFormOptions): Promise
       settled = true;
       openForms.delete(handle);
       for (const d of disposables) d.dispose();
-      for (const w of waiting.values()) w.reject(new Error('the form was closed'));
+      // A press that closed the form (submit, cancel) has done its job; a snapshot has nothing to show.
+      for (const w of waiting.values()) w.resolve(undefined);
       waiting.clear();
       resolve(result);
       panel.dispose();
