@@ -220,10 +220,9 @@ function textField(name: string, s: Schema, path: string, required: boolean, ini
     get() {
       const text = control.value;
       if (text === '') {
-        // An empty optional field is left out; an empty required string is sent as "" (and the
-        // schema decides); an empty required number is left out so "is required" is reported.
-        if (!required || t !== 'string') return nullable(s) && required ? { set: true, value: null } : { set: false };
-        return { set: true, value: '' };
+        // An empty field is left out: "is required" is reported for a required one (an empty
+        // string can still be sent from the JSON editor).
+        return { set: false };
       }
       if (t === 'string') return { set: true, value: text };
       const n = Number(text.trim());

@@ -141,7 +141,7 @@ describe('Tools: Run Tool in a real VS Code', function () {
       return s.fields.some((f) => f.path === '/options/depth' && f.error) ? s : undefined;
     }, 'errors at the fields');
     const errors = Object.fromEntries(shown.fields.filter((f) => f.error).map((f) => [f.path, f.error]));
-    assert.match(String(errors['/target']), /fewer than 1 characters/);
+    assert.match(String(errors['/target']), /is required/);
     assert.match(String(errors['/options/depth']), /must be <= 5/);
     assert.ok(shown.summary.length >= 2, 'a summary lists the problems');
 

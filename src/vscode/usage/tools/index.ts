@@ -206,24 +206,38 @@ export function registerToolFeatures(context: vscode.ExtensionContext, controlle
 
   async function confirmDestructive(server: ServerConnection, tool: Tool, args: Record<string, unknown>): Promise<boolean> {
     if (!isDestructive(tool) || isTrusted(server.name, tool.name)) return true;
-    const run = 'Run';
-    const trustTool = `Always Run "${tool.name}"`;
-    const trustServer = `Trust All Tools of "${server.name}"`;
-    let argsText = JSON.stringify(args, null, 2);
-    if (argsText.length > 1500) argsText = `${argsText.slice(0, 1500)}\n…`;
-    const choice = await vscode.window.showWarningMessage(
-      `Run "${tool.title ?? tool.name}" on "${server.name}"?`,
-      {
-        modal: true,
-        detail: `The server marks this tool as destructive: it may change or delete data.\n\nArguments:\n${argsText}\n\n(Trusted tools and servers are listed in the setting mcpHost.tools.trusted.)`,
-      },
-      run,
-      trustTool,
-      trustServer,
-    );
-    if (choice === trustTool) await trust(`${server.name}/${tool.name}`);
-    if (choice === trustServer) await trust(server.name);
-    return choice !== undefined;
+    // A quick pick rather than a modal dialog: keyboard-first, shows the arguments, and offers to
+    // trust the tool or the server (the setting mcpHost.tools.trusted) in the same place.
+    let argsText = JSON.stringify(args);
+    if (argsText.length > 300) argsText = `${argsText.slice(0, 300)}…`;
+    type Choice = vscode.QuickPickItem & { answer: 'run' | 'tool' | 'server' | 'cancel' };
+    const items: Choice[] = [
+      { label: '$(play) Run', description: 'once', detail: `Arguments: ${argsText}`, answer: 'run' },
+      { label: `$(pass) Always Run "${tool.name}"`, description: 'adds it to mcpHost.tools.trusted', answer: 'tool' },
+      { label: `$(workspace-trusted) Trust All Tools of "${server.name}"`, description: 'adds the server to mcpHost.tools.trusted', answer: 'server' },
+      { label: '$(close) Cancel', answer: 'cancel' },
+    ];
+    const pick = vscode.window.createQuickPick<Choice>();
+    pick.title = `Run "${tool.title ?? tool.annotations?.title ?? tool.name}" on "${server.name}"? The server marks this tool as destructive: it may change or delete data.`;
+    pick.placeholder = 'Confirm to run the tool (Escape cancels)';
+    pick.items = items;
+    pick.ignoreFocusOut = true;
+    const choice = await new Promise<Choice['answer']>((resolve) => {
+      const disposables: vscode.Disposable[] = [];
+      const finish = (answer: Choice['answer']) => {
+        for (const d of disposables) d.dispose();
+        pick.dispose();
+        resolve(answer);
+      };
+      disposables.push(
+        pick.onDidAccept(() => finish((pick.selectedItems[0] ?? pick.activeItems[0])?.answer ?? 'cancel')),
+        pick.onDidHide(() => finish('cancel')),
+      );
+      pick.show();
+    });
+    if (choice === 'tool') await trust(`${server.name}/${tool.name}`);
+    if (choice === 'server') await trust(server.name);
+    return choice !== 'cancel';
   }
 
   async function call(server: ServerConnection, tool: Tool, args: Record<string, unknown>): Promise<CallToolResult | undefined> {

@@ -66,8 +66,7 @@ function inputStep(title: string, root: Record<string, unknown>, field: FlatFiel
     const parse = (text: string): { set: boolean; value?: unknown } | { error: string } => {
       if (text === '') {
         if (!field.required) return { set: false };
-        if (field.kind === 'string') return { set: true, value: '' };
-        return { error: `${field.name} is required: enter ${field.kind === 'integer' ? 'an integer' : 'a number'}` };
+        return { error: `${field.name} is required: enter ${field.kind === 'string' ? 'a value' : field.kind === 'integer' ? 'an integer' : 'a number'}` };
       }
       if (field.kind === 'string') return { set: true, value: text };
       if (field.nullable && text.trim() === 'null') return { set: true, value: null };
