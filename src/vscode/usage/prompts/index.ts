@@ -9,8 +9,8 @@ import { completionSuggester } from '../resources/completion';
 import { serverByName } from '../resources';
 import { renderPromptResult } from './render';
 
-/** Read-only documents of prompt results: `mcp-prompt://<server>/<n>/<prompt>.md`. */
-export const PROMPT_SCHEME = 'mcp-prompt';
+/** Read-only documents of prompt results: `mcp-host-prompt://<server>/<n>/<prompt>.md`. */
+export const PROMPT_SCHEME = 'mcp-host-prompt';
 const KEEP = 50;
 
 class PromptDocuments implements vscode.TextDocumentContentProvider {

@@ -23,7 +23,7 @@ export interface ResourceEntry {
 const FRESH_MS = 2000;
 
 /**
- * `mcp-resource:` documents: a read-only file system whose files are resources/read answers.
+ * `mcp-host-resource:` documents: a read-only file system whose files are resources/read answers.
  * Text arrives as UTF-8, blobs as their bytes, so VS Code's text editor, image preview and
  * binary editors all work. `resourceUpdated` makes VS Code read a document again.
  */

@@ -1,8 +1,11 @@
 import * as vscode from 'vscode';
 import { extensionFor } from './mime';
 
-/** The URI scheme of resource documents: `mcp-resource://<server>/<encoded resource URI>/<file name>`. */
-export const RESOURCE_SCHEME = 'mcp-resource';
+/**
+ * The URI scheme of resource documents: `mcp-host-resource://<server>/<escaped resource URI>/<file name>`.
+ * (Not `mcp-resource`: VS Code 1.10x+ registers that one for its own MCP support.)
+ */
+export const RESOURCE_SCHEME = 'mcp-host-resource';
 
 export interface ResourceAddress {
   serverName: string;
@@ -10,25 +13,55 @@ export interface ResourceAddress {
   resourceUri: string;
 }
 
-// The authority holds the server name; everything outside the unreserved characters is
-// percent-encoded, so "@", ":" or spaces in a name cannot change how the URI parses.
-function encodeServerName(name: string): string {
-  return Array.from(new TextEncoder().encode(name), (b) => {
-    const c = String.fromCharCode(b);
-    return /[A-Za-z0-9._~-]/.test(c) ? c : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
-  }).join('');
+// Both the server name (authority) and the resource URI (a path segment) are escaped as "~XX"
+// (hex of each UTF-8 byte), never with "%": VS Code decodes and re-encodes "%" sequences on the
+// way to its file service (1.139 does, and toString(true) keeps a bare "%"), so a URI holding
+// "%2F" would not come back. The authority keeps only lower-case letters, digits and "._-":
+// VS Code writes authorities in lower case. The path segment keeps everything but "/", "%",
+// "~", "\\" and control characters, so it stays readable: mem:~2F~2Fgood~2Fhello.txt.
+function escape(text: string, keep: RegExp): string {
+  let out = '';
+  for (const ch of text) {
+    if (keep.test(ch)) {
+      out += ch;
+      continue;
+    }
+    for (const b of new TextEncoder().encode(ch)) out += `~${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return out;
 }
 
+function unescape(text: string): string {
+  const bytes: number[] = [];
+  const encoder = new TextEncoder();
+  for (let i = 0; i < text.length; ) {
+    const m = /^~([0-9A-Fa-f]{2})/.exec(text.slice(i, i + 3));
+    if (m) {
+      bytes.push(parseInt(m[1], 16));
+      i += 3;
+    } else {
+      const cp = text.codePointAt(i)!;
+      const ch = String.fromCodePoint(cp);
+      bytes.push(...encoder.encode(ch));
+      i += ch.length;
+    }
+  }
+  return new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes));
+}
+
+const AUTHORITY_KEEP = /^[a-z0-9._-]$/;
+const SEGMENT_KEEP = /^[^/%~\\\u0000-\u001f\u007f]$/u;
+
 /**
- * The document URI of a resource. The resource URI is one path segment (encodeURIComponent:
- * any URI round-trips, "/" included); the last segment is a readable file name, which VS Code
- * shows as the tab title and uses to pick an editor (so an image keeps its extension).
+ * The document URI of a resource. The resource URI is one path segment (any URI round-trips,
+ * "/" included); the last segment is a readable file name, which VS Code shows as the tab title
+ * and uses to pick an editor (so an image keeps its extension).
  */
 export function resourceDocumentUri(serverName: string, resourceUri: string, options: { name?: string; mimeType?: string } = {}): vscode.Uri {
   return vscode.Uri.from({
     scheme: RESOURCE_SCHEME,
-    authority: encodeServerName(serverName),
-    path: `/${encodeURIComponent(resourceUri)}/${documentFileName(resourceUri, options.name, options.mimeType)}`,
+    authority: escape(serverName, AUTHORITY_KEEP),
+    path: `/${escape(resourceUri, SEGMENT_KEEP)}/${documentFileName(resourceUri, options.name, options.mimeType)}`,
   });
 }
 
@@ -36,10 +69,10 @@ export function resourceDocumentUri(serverName: string, resourceUri: string, opt
 export function parseResourceDocumentUri(uri: vscode.Uri): ResourceAddress | undefined {
   if (uri.scheme !== RESOURCE_SCHEME) return undefined;
   const segments = uri.path.split('/');
-  // ['', encoded resource URI, file name]
+  // ['', escaped resource URI, file name]
   if (segments.length !== 3 || segments[1] === '') return undefined;
   try {
-    return { serverName: decodeURIComponent(uri.authority), resourceUri: decodeURIComponent(segments[1]) };
+    return { serverName: unescape(uri.authority), resourceUri: unescape(segments[1]) };
   } catch {
     return undefined;
   }
@@ -52,7 +85,8 @@ export function parseResourceDocumentUri(uri: vscode.Uri): ResourceAddress | und
 export function documentFileName(resourceUri: string, name?: string, mimeType?: string): string {
   const lastPart = (text: string) => text.split(/[/\\]/).filter((p) => p.trim() !== '').pop()?.trim();
   let base = (name && lastPart(name)) || lastPart(uriPath(resourceUri)) || 'resource';
-  base = base.replace(/[\u0000-\u001f]/g, '');
+  // No control characters, and no "%" (VS Code may decode it on the way, see above).
+  base = base.replace(/[\u0000-\u001f]/g, '').replace(/%/g, '\uff05');
   if (base.length > 120) base = base.slice(0, 120);
   if (base === '.' || base === '..') base = 'resource';
   const ext = extensionFor(mimeType);

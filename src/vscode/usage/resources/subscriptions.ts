@@ -11,7 +11,7 @@ interface Session {
   listener: vscode.Disposable;
 }
 
-/** The mcp-resource URIs shown in editor tabs (text, custom editors such as the image preview, diffs). */
+/** The mcp-host-resource URIs shown in editor tabs (text, custom editors such as the image preview, diffs). */
 export function openResourceTabs(): vscode.Uri[] {
   const uris: vscode.Uri[] = [];
   for (const group of vscode.window.tabGroups.all) {
