@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 
 const layers = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', '.', '--noEmit'] },
+  { name: 'typecheck webviews', cmd: ['npx', 'tsc', '-p', 'tsconfig.webview.json', '--noEmit'] },
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'compile tests', cmd: ['npx', 'tsc', '-p', 'tsconfig.test.json'] },
   { name: 'unit', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/unit'], counts: true },
