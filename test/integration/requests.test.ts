@@ -10,6 +10,7 @@ import * as vscode from 'vscode';
 import type { McpHostApi } from '../../src/extension';
 import type { CallToolResult } from '../../src/protocol/schemas';
 import type { UsageTestHooks } from '../../src/vscode/usage/requests/services';
+import type { ToolsTestHook } from '../../src/vscode/usage/tools';
 import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
 import { KEEP, ScriptedModel, ScriptedPerson, testHooks, type Question } from './usagePrompter';
 
@@ -272,6 +273,38 @@ describe("The servers' own requests in a real VS Code", function () {
       });
       const log = api.controller.recentLog(server(api, 'everything').id).join('\n');
       assert.match(log, /Elicitation \(form\): the user chose accept/);
+    });
+
+    it('form mode in the schema-form webview (mcpHost.elicitation.form = "webview"): defaults filled in; Send and Decline', async () => {
+      const tools = (await vscode.commands.executeCommand<ToolsTestHook>('mcpHost.tools.testHook'))!;
+      await config().update('elicitation.form', 'webview', vscode.ConfigurationTarget.Global);
+      try {
+        const sent = call('everything', 'trigger-elicitation-request');
+        const form = await waitFor(() => tools.forms().find((f) => f.title === 'everything asks'), 'the elicitation form');
+        await form.ready;
+        const shown = await form.snapshot();
+        assert.ok(shown.fields.some((f) => f.path === '/name'), 'a field for "name"');
+        assert.equal((shown.value as Record<string, unknown>).integer, 42, 'defaults filled in');
+        await form.fill('/name', 'Grace Hopper');
+        await form.press('submit');
+        const text = await sent;
+        const raw = JSON.parse(text.slice(text.indexOf('{'))) as { action: string; content: Record<string, unknown> };
+        assert.equal(raw.action, 'accept');
+        assert.equal(raw.content.name, 'Grace Hopper');
+        assert.equal(raw.content.firstLine, 'It was a dark and stormy night.');
+        assert.equal(raw.content.integer, 42);
+        assert.equal(raw.content.titledSingleSelectEnum, 'hero-1');
+        assert.deepEqual(raw.content.untitledMultipleSelectEnum, ['Guitar']);
+
+        const declined = call('everything', 'trigger-elicitation-request');
+        const again = await waitFor(() => tools.forms().find((f) => f.title === 'everything asks'), 'the second form');
+        await again.ready;
+        await again.press('decline');
+        assert.match(await declined, /❌ User declined to provide the requested information\./);
+        assert.equal(person.asked.length, 0, 'no quick input in this mode');
+      } finally {
+        await config().update('elicitation.form', undefined, vscode.ConfigurationTarget.Global);
+      }
     });
 
     it('form mode: decline and cancel', async () => {

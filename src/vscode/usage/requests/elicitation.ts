@@ -3,6 +3,7 @@ import { McpError, ErrorCode } from '../../../protocol/errors';
 import type { IncomingRequestContext } from '../../../protocol/connection';
 import type { Logger } from '../../../util/logger';
 import type { PickItem } from './prompter';
+import { showSchemaForm } from '../../webview/schemaForm';
 import { usageServices } from './services';
 import type { ServerRef } from './sampling';
 import {
@@ -17,7 +18,7 @@ import {
 
 export type ElicitResult = { action: 'accept'; content?: Record<string, FieldValue> } | { action: 'decline' } | { action: 'cancel' };
 
-/** elicitation/create for one server: form mode in quick inputs, URL mode after asking. */
+/** elicitation/create for one server: form mode in quick inputs (or the schema-form webview), URL mode after asking. */
 export function createElicitationHandler(server: ServerRef, log: () => Logger) {
   return async (params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> => {
     const mode = params.mode ?? 'form';
@@ -28,7 +29,10 @@ export function createElicitationHandler(server: ServerRef, log: () => Logger) {
       result = await usageServices.exclusive(ctx.signal, () => askToOpenUrl(server, message, url, ctx.signal));
     } else if (mode === 'form') {
       const fields = parseRequestedSchema(params.requestedSchema);
-      result = await usageServices.exclusive(ctx.signal, () => fillForm(server, message, fields, ctx.signal));
+      const style = vscode.workspace.getConfiguration('mcpHost').get<string>('elicitation.form', 'quickInput');
+      result = await usageServices.exclusive(ctx.signal, () =>
+        style === 'webview' ? fillWebviewForm(server, message, params.requestedSchema as Record<string, unknown>, fields, ctx.signal) : fillForm(server, message, fields, ctx.signal),
+      );
     } else {
       throw new McpError(ErrorCode.InvalidParams, `elicitation/create: mode ${JSON.stringify(mode)} is not supported (this client supports "form" and "url")`);
     }
@@ -71,6 +75,42 @@ async function askToOpenUrl(server: ServerRef, message: string, url: URL, signal
     return { action: 'accept' };
   }
   return answer === 'Decline' ? { action: 'decline' } : { action: 'cancel' };
+}
+
+/**
+ * Form mode in the schema-form webview (setting mcpHost.elicitation.form = "webview"): all fields
+ * at once, defaults filled in, checked against the schema before it can be sent; Send, Decline,
+ * or closing the tab (cancel).
+ */
+async function fillWebviewForm(server: ServerRef, message: string, schema: Record<string, unknown>, fields: readonly ElicitField[], signal: AbortSignal): Promise<ElicitResult> {
+  const cts = new vscode.CancellationTokenSource();
+  const abort = () => cts.cancel();
+  signal.addEventListener('abort', abort, { once: true });
+  try {
+    const answer = await showSchemaForm<Record<string, unknown>>({
+      title: `${server.name} asks`,
+      subtitle: `The MCP server "${server.name}" asks for information (elicitation)`,
+      description: message,
+      schema,
+      initial: initialValues(fields),
+      submitLabel: 'Send',
+      declineLabel: 'Decline',
+      cancelLabel: 'Cancel',
+      token: cts.token,
+    });
+    if (answer.action !== 'accept') return answer;
+    // Only the requested fields go back, and only those with a value.
+    const content: Record<string, FieldValue> = {};
+    const value = answer.value && typeof answer.value === 'object' ? answer.value : {};
+    for (const f of fields) {
+      const v = value[f.name];
+      if (v !== undefined && v !== null && v !== '') content[f.name] = v as FieldValue;
+    }
+    return { action: 'accept', content };
+  } finally {
+    signal.removeEventListener('abort', abort);
+    cts.dispose();
+  }
 }
 
 type Choice = PickItem & { value: string };
