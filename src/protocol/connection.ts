@@ -1,4 +1,5 @@
 import type { ZodSchema } from './zod';
+import { fastTest } from './fast-check';
 import type { Transport, TransportCloseInfo } from '../transport/transport';
 import { Emitter, type Event } from '../util/event';
 import type { Disposable } from '../util/disposable';
@@ -86,9 +87,13 @@ interface PendingRequest {
   readonly resultSchema?: ZodSchema<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
-  timer: NodeJS.Timeout | undefined;
+  /** When it times out, on the monotonic performance.now() clock. */
+  deadline: number;
   cleanup: () => void;
 }
+
+const noop = (): void => {};
+const NO_OPTIONS: RequestOptions = Object.freeze({});
 
 /**
  * A JSON-RPC 2.0 endpoint over a Transport: links responses to requests,
@@ -105,6 +110,20 @@ export class JsonRpcConnection implements Disposable {
   private readonly subscriptions: Disposable[] = [];
   private nextId = 1;
   private closeInfo: TransportCloseInfo | undefined;
+  /**
+   * Performance: one timer per connection, not one per request. It is armed for the earliest
+   * deadline among the pending requests; when it fires, expired requests time out and it is
+   * re-armed for the next deadline. A request that is answered leaves the timer alone (unless
+   * it was the last one pending), so a busy connection does not create and clear a timer per call.
+   */
+  private timeoutTimer: NodeJS.Timeout | undefined;
+  private timeoutTimerDeadline = Infinity;
+  /** The result schema last validated and its compiled check (see handleResult()). */
+  private lastResultSchema: ZodSchema<unknown> | undefined;
+  private lastResultTest: ((value: unknown) => boolean) | undefined;
+  /** The promise of the last write and the requests it carries (see request()). */
+  private lastSent: Promise<void> | undefined;
+  private lastSentIds: number[] = [];
 
   readonly onClose: Event<TransportCloseInfo> = this.onCloseEmitter.event;
 
@@ -171,7 +190,7 @@ export class JsonRpcConnection implements Disposable {
     method: string,
     params?: Record<string, unknown>,
     resultSchema?: ZodSchema<T>,
-    options: RequestOptions = {},
+    options: RequestOptions = NO_OPTIONS,
   ): Promise<T> {
     if (this.closeInfo) {
       return Promise.reject(this.closedError(method));
@@ -193,21 +212,29 @@ export class JsonRpcConnection implements Disposable {
       outgoingParams = { ...params, _meta: meta };
     }
 
-    return new Promise<T>((resolve, reject) => {
-      const pending: PendingRequest = {
-        id,
-        method,
-        startedAt: Date.now(),
-        timeoutMs,
-        maxTotalTimeoutMs,
-        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
-        onProgress: options.onProgress,
-        resultSchema: resultSchema as ZodSchema<unknown> | undefined,
-        resolve: resolve as (value: unknown) => void,
-        reject,
-        timer: undefined,
-        cleanup: () => {},
-      };
+    // Performance: a bare executor; the work runs in request() itself rather than in a large
+    // closure created per call (one function less for V8 to optimise on a busy connection).
+    let resolve!: (value: T) => void;
+    let reject!: (error: Error) => void;
+    const promise = new Promise<T>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    const pending: PendingRequest = {
+      id,
+      method,
+      startedAt: Date.now(),
+      timeoutMs,
+      maxTotalTimeoutMs,
+      resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+      onProgress: options.onProgress,
+      resultSchema: resultSchema as ZodSchema<unknown> | undefined,
+      resolve: resolve as (value: unknown) => void,
+      reject,
+      deadline: Infinity,
+      cleanup: noop,
+    };
+    try {
       this.armTimer(pending, timeoutMs);
       const signal = options.signal;
       if (signal) {
@@ -217,14 +244,47 @@ export class JsonRpcConnection implements Disposable {
       }
       this.pending.set(id, pending);
 
-      const message: Record<string, unknown> = { jsonrpc: '2.0', id, method };
-      if (outgoingParams !== undefined) message.params = outgoingParams;
-      this.write(message).catch((err: unknown) => {
-        this.settle(id)?.reject(
-          err instanceof McpError ? err : new ConnectionClosedError(`Could not send ${method} to ${this.options.label}: ${errorText(err)}`),
+      const message: Record<string, unknown> =
+        outgoingParams !== undefined ? { jsonrpc: '2.0', id, method, params: outgoingParams } : { jsonrpc: '2.0', id, method };
+      const sent = this.write(message);
+      // Performance: a transport may return one promise for all the messages it writes together
+      // (StdioTransport does, per tick). Then one failure handler serves them all, instead of a
+      // handler (and a derived promise) per request.
+      if (sent !== this.lastSent) {
+        const ids: number[] = [];
+        this.lastSent = sent;
+        this.lastSentIds = ids;
+        // Once settled, the next send starts a new list (even if a transport returns the same promise).
+        sent.then(
+          () => this.sendSettled(sent),
+          (err: unknown) => {
+            this.sendSettled(sent);
+            this.sendFailed(ids, err);
+          },
         );
-      });
-    });
+      }
+      this.lastSentIds.push(id);
+    } catch (err) {
+      // What a throw in a Promise executor does: the request fails with it.
+      this.settle(id);
+      reject(err as Error);
+    }
+    return promise;
+  }
+
+  private sendSettled(sent: Promise<void>): void {
+    if (this.lastSent === sent) this.lastSent = undefined;
+  }
+
+  /** A write failed: the requests it carried fail (those not already settled otherwise). */
+  private sendFailed(ids: readonly number[], err: unknown): void {
+    for (const id of ids) {
+      const pending = this.settle(id);
+      if (!pending) continue;
+      pending.reject(
+        err instanceof McpError ? err : new ConnectionClosedError(`Could not send ${pending.method} to ${this.options.label}: ${errorText(err)}`),
+      );
+    }
   }
 
   /** Sends a notification. Resolves when written; rejects if the connection is closed. */
@@ -257,20 +317,50 @@ export class JsonRpcConnection implements Disposable {
     return this.transport.send(message);
   }
 
+  /** (Re)starts the request's timeout: it fails `delayMs` from now unless answered. */
   private armTimer(pending: PendingRequest, delayMs: number): void {
-    if (pending.timer) clearTimeout(pending.timer);
-    pending.timer = setTimeout(() => {
-      const elapsed = Date.now() - pending.startedAt;
-      const reason =
-        elapsed >= pending.maxTotalTimeoutMs && pending.resetTimeoutOnProgress
-          ? `reached the maximum total time of ${pending.maxTotalTimeoutMs} ms`
-          : `no answer from ${this.options.label}`;
-      this.cancelPending(
-        pending,
-        new RequestTimeoutError(pending.method, pending.resetTimeoutOnProgress ? elapsed : pending.timeoutMs, reason),
-        `timed out after ${elapsed} ms`,
-      );
-    }, delayMs);
+    pending.deadline = performance.now() + delayMs;
+    if (pending.deadline < this.timeoutTimerDeadline) this.scheduleTimeoutCheck(pending.deadline);
+  }
+
+  private scheduleTimeoutCheck(deadline: number): void {
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    this.timeoutTimerDeadline = deadline;
+    this.timeoutTimer = setTimeout(this.checkTimeouts, Math.max(0, Math.ceil(deadline - performance.now())));
+  }
+
+  private stopTimeoutTimer(): void {
+    if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
+    this.timeoutTimer = undefined;
+    this.timeoutTimerDeadline = Infinity;
+  }
+
+  /** Times out every request whose deadline has passed, then re-arms for the next deadline. */
+  private readonly checkTimeouts = (): void => {
+    this.timeoutTimer = undefined;
+    this.timeoutTimerDeadline = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    const expired: PendingRequest[] = [];
+    for (const pending of this.pending.values()) {
+      if (pending.deadline <= now) expired.push(pending);
+      else if (pending.deadline < next) next = pending.deadline;
+    }
+    if (next !== Infinity) this.scheduleTimeoutCheck(next);
+    for (const pending of expired) this.timeOut(pending);
+  };
+
+  private timeOut(pending: PendingRequest): void {
+    const elapsed = Date.now() - pending.startedAt;
+    const reason =
+      elapsed >= pending.maxTotalTimeoutMs && pending.resetTimeoutOnProgress
+        ? `reached the maximum total time of ${pending.maxTotalTimeoutMs} ms`
+        : `no answer from ${this.options.label}`;
+    this.cancelPending(
+      pending,
+      new RequestTimeoutError(pending.method, pending.resetTimeoutOnProgress ? elapsed : pending.timeoutMs, reason),
+      `timed out after ${elapsed} ms`,
+    );
   }
 
   /** Ends a pending request on our side and tells the server to stop working on it. */
@@ -290,7 +380,8 @@ export class JsonRpcConnection implements Disposable {
     const pending = this.pending.get(id);
     if (!pending) return undefined;
     this.pending.delete(id);
-    if (pending.timer) clearTimeout(pending.timer);
+    // The shared timer stays armed for the other requests; with none left, it is stopped.
+    if (this.pending.size === 0) this.stopTimeoutTimer();
     pending.cleanup();
     return pending;
   }
@@ -339,7 +430,18 @@ export class JsonRpcConnection implements Disposable {
       pending.resolve(message.result);
       return;
     }
-    const parsed = pending.resultSchema.safeParse(message.result);
+    // Performance: the compiled check (fast-check.ts) vouches for the usual result, which is then
+    // used as it is; zod (with its copy, or its error) runs only for the rest.
+    const schema = pending.resultSchema;
+    if (schema !== this.lastResultSchema) {
+      this.lastResultSchema = schema;
+      this.lastResultTest = fastTest(schema);
+    }
+    if (this.lastResultTest!(message.result)) {
+      pending.resolve(message.result);
+      return;
+    }
+    const parsed = schema.safeParse(message.result);
     if (parsed.success) {
       pending.resolve(parsed.data);
     } else {

@@ -1,4 +1,6 @@
-import { z, type ZodSchema } from './zod';
+import * as z from './zod';
+import type { ZodSchema } from './zod';
+import { registerDispatchCheck } from './fast-check';
 
 const opt = z.optional;
 
@@ -155,17 +157,19 @@ export interface UnknownContent {
 }
 export type ContentBlock = TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource;
 
-const knownContent: Record<string, ZodSchema<unknown>> = {
-  text: TextContentSchema,
-  image: ImageContentSchema,
-  audio: AudioContentSchema,
-  resource_link: ResourceLinkSchema,
-  resource: EmbeddedResourceSchema,
-};
+// A Map, not an object literal: a block whose type is "constructor" or "toString" must not find
+// Object.prototype's members here (it used to, and the check then threw).
+const knownContent = new Map<string, ZodSchema<unknown>>([
+  ['text', TextContentSchema],
+  ['image', ImageContentSchema],
+  ['audio', AudioContentSchema],
+  ['resource_link', ResourceLinkSchema],
+  ['resource', EmbeddedResourceSchema],
+]);
 
 /** Known content types are validated strictly; an unknown type passes through as UnknownContent. */
 export const ContentBlockSchema = z.looseObject({ type: z.string() }).check((ctx) => {
-  const schema = knownContent[ctx.value.type];
+  const schema = knownContent.get(ctx.value.type);
   if (!schema) return;
   const result = schema.safeParse(ctx.value);
   if (!result.success) {
@@ -174,6 +178,9 @@ export const ContentBlockSchema = z.looseObject({ type: z.string() }).check((ctx
     }
   }
 }) as unknown as ZodSchema<ContentBlock | UnknownContent>;
+// Performance: tells the compiled fast path (fast-check.ts) what the check above does, so a
+// content block is validated without zod's copies. Keep the two in step.
+registerDispatchCheck(ContentBlockSchema, 'type', knownContent);
 
 export const CallToolResultSchema = z.looseObject({
   content: z._default(z.array(ContentBlockSchema), []),

@@ -32,6 +32,12 @@ export interface LineSplitterOptions {
   readonly maxLineBytes: number;
   /** One complete line, without its '\n' and without a trailing '\r'. The buffer may be a view. */
   onLine(line: Buffer): void;
+  /**
+   * Optional, for speed: receives instead of onLine a line that lies wholly inside one chunk,
+   * as that chunk and the line's byte range [start, end) (no terminator), so that no view of
+   * it has to be made. Lines that span chunks still go to onLine.
+   */
+  onLineInChunk?(chunk: Buffer, start: number, end: number): void;
   /** Called once per refused line, as soon as it is known to be too long. */
   onOversize(info: OversizeLineInfo): void;
 }
@@ -67,12 +73,27 @@ export class LineSplitter {
   push(chunk: Buffer): void {
     if (this.ended) throw new Error('LineSplitter: push() after end()');
     const failures: unknown[] = [];
+    const opts = this.opts;
+    const inChunk = opts.onLineInChunk !== undefined;
     let start = 0;
     while (start < chunk.length) {
       const nl = chunk.indexOf(LF, start);
       if (nl === -1) {
         this.hold(chunk, start, failures);
         break;
+      }
+      // Performance: the usual line, whole in this chunk, goes out without a Buffer view.
+      if (inChunk && !this.discarding && this.parts.length === 0) {
+        const end = nl > start && chunk[nl - 1] === CR ? nl - 1 : nl;
+        if (end - start <= this.maxLineBytes) {
+          try {
+            opts.onLineInChunk!(chunk, start, end);
+          } catch (err) {
+            failures.push(err);
+          }
+          start = nl + 1;
+          continue;
+        }
       }
       const piece = chunk.subarray(start, nl);
       start = nl + 1;
@@ -145,7 +166,11 @@ export class LineSplitter {
       return;
     }
     const content = length === line.length ? line : line.subarray(0, length);
-    this.call(() => this.opts.onLine(content), failures);
+    try {
+      this.opts.onLine(content);
+    } catch (err) {
+      failures.push(err);
+    }
   }
 
   private call(fn: () => void, failures: unknown[]): void {
@@ -237,7 +262,8 @@ export class LineDecoder {
     this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.splitter = new LineSplitter({
       maxLineBytes: this.maxMessageBytes,
-      onLine: (line) => this.onLine(line),
+      onLine: (line) => this.onLine(line, 0, line.length),
+      onLineInChunk: (chunk, start, end) => this.onLine(chunk, start, end),
       onOversize: (info) => this.onOversize(info),
     });
   }
@@ -250,9 +276,10 @@ export class LineDecoder {
     this.splitter.end();
   }
 
-  private onLine(line: Buffer): void {
-    if (isBlank(line)) return;
-    let text = line.toString('utf8');
+  /** The line is bytes [start, end) of `buf`. */
+  private onLine(buf: Buffer, start: number, end: number): void {
+    if (isBlank(buf, start, end)) return;
+    let text = buf.toString('utf8', start, end);
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte order mark
     let value: unknown;
     try {
@@ -261,7 +288,7 @@ export class LineDecoder {
       const source = this.opts.source ?? 'stdout';
       const why = err instanceof Error ? err.message : String(err);
       this.opts.onWarning({
-        message: `Ignored a line on ${source} that is not JSON (${formatBytes(line.length)}): ${excerpt(why, 160)}`,
+        message: `Ignored a line on ${source} that is not JSON (${formatBytes(end - start)}): ${excerpt(why, 160)}`,
         excerpt: excerpt(text),
       });
       return;
@@ -281,9 +308,9 @@ export class LineDecoder {
   }
 }
 
-function isBlank(line: Buffer): boolean {
-  for (let i = 0; i < line.length; i++) {
-    const b = line[i];
+function isBlank(buf: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) {
+    const b = buf[i];
     if (b !== 0x20 && b !== 0x09 && b !== CR && b !== 0x0b && b !== 0x0c) return false;
   }
   return true;
@@ -331,5 +358,9 @@ export function encodeMessage(message: unknown): string {
   if (json === undefined) {
     throw new TypeError(`Cannot send ${typeof message === 'undefined' ? 'undefined' : typeof message} as a JSON message`);
   }
+  // Performance: look before replacing (replace() with a callback costs more even when nothing
+  // matches). indexOf of a character above U+00FF in a one-byte (Latin-1) string, what
+  // JSON.stringify makes of ASCII data, is answered without a scan.
+  if (json.indexOf('\u2028') === -1 && json.indexOf('\u2029') === -1) return `${json}\n`;
   return `${json.replace(/[\u2028\u2029]/g, (c) => (c === '\u2028' ? '\\u2028' : '\\u2029'))}\n`;
 }

@@ -45,9 +45,6 @@ export const DEFAULT_STDERR_TAIL_LINES = 20;
  */
 export const STDIO_DRAIN_TIMEOUT_MS = 2000;
 
-/** Queued messages are joined into writes of about this many characters (a single message may exceed it). */
-const MAX_WRITE_CHARS = 1024 * 1024;
-
 /** An error from the transport; `code` is a Node errno code ('ENOENT', 'EACCES', 'EPIPE', ...) or 'ECLOSED'. */
 export class TransportError extends Error {
   readonly code: string;
@@ -70,10 +67,27 @@ export class TransportStartError extends TransportError {
   }
 }
 
-interface QueuedSend {
-  readonly data: string;
+/**
+ * The messages sent in one tick, written together. Every send() of the batch returns the
+ * batch's promise: it resolves when the write completes, or rejects when it fails, for all of
+ * them alike (they share one write anyway). One promise per batch rather than per message keeps
+ * a busy connection from allocating a promise, its resolvers and a queue entry per message.
+ */
+interface SendBatch {
+  data: string;
+  readonly promise: Promise<void>;
   readonly resolve: () => void;
   readonly reject: (err: Error) => void;
+}
+
+function newSendBatch(): SendBatch {
+  let resolve!: () => void;
+  let reject!: (err: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { data: '', promise, resolve, reject };
 }
 
 type Phase = 'new' | 'starting' | 'running' | 'done';
@@ -117,7 +131,9 @@ export class StdioTransport implements Transport {
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly stderrTail: string[] = [];
 
-  private readonly queue: QueuedSend[] = [];
+  /** Batches not yet written, oldest first; `openBatch`, if any, is the last and still filling. */
+  private readonly queue: SendBatch[] = [];
+  private openBatch: SendBatch | undefined;
   private waitingForDrain = false;
   /** A pump() is scheduled for the end of this tick (see send()). */
   private pumpScheduled = false;
@@ -178,16 +194,20 @@ export class StdioTransport implements Transport {
     } catch (err) {
       return Promise.reject(err);
     }
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ data, resolve, reject });
-      // Performance: messages sent in the same tick (e.g. the requests that the answers in one
-      // chunk of stdout trigger) leave in one write, not one write (syscall, wake-up of the
-      // server) each. process.nextTick runs after the current microtasks have drained.
+    // Performance: messages sent in the same tick (e.g. the requests that the answers in one
+    // chunk of stdout trigger) leave in one write, not one write (syscall, wake-up of the
+    // server) each. process.nextTick runs after the current microtasks have drained.
+    let batch = this.openBatch;
+    if (batch === undefined) {
+      batch = this.openBatch = newSendBatch();
+      this.queue.push(batch);
       if (!this.pumpScheduled) {
         this.pumpScheduled = true;
         process.nextTick(this.scheduledPump);
       }
-    });
+    }
+    batch.data += data;
+    return batch.promise;
   }
 
   close(): Promise<void> {
@@ -385,23 +405,17 @@ export class StdioTransport implements Transport {
 
   private pump(): void {
     const child = this.child;
+    // What is sent from now on starts a new batch.
+    this.openBatch = undefined;
     while (!this.waitingForDrain && this.queue.length > 0) {
       if (!child || this.stdinError || child.stdin.destroyed || child.stdin.writableEnded) {
         this.rejectQueue(this.stdinClosedError(this.stdinError));
         return;
       }
-      // Everything queued goes out as one write, in slices of about MAX_WRITE_CHARS.
-      let count = 0;
-      let data = '';
-      while (count < this.queue.length && (count === 0 || data.length < MAX_WRITE_CHARS)) data += this.queue[count++].data;
-      const batch = count === this.queue.length ? this.queue.splice(0) : this.queue.splice(0, count);
-      const ok = child.stdin.write(data, (err) => {
-        if (err) {
-          const error = this.stdinClosedError(err);
-          for (const item of batch) item.reject(error);
-        } else {
-          for (const item of batch) item.resolve();
-        }
+      const batch = this.queue.shift()!;
+      const ok = child.stdin.write(batch.data, (err) => {
+        if (err) batch.reject(this.stdinClosedError(err));
+        else batch.resolve();
       });
       if (!ok) {
         this.waitingForDrain = true;
@@ -414,8 +428,9 @@ export class StdioTransport implements Transport {
   }
 
   private rejectQueue(err: Error): void {
-    const items = this.queue.splice(0, this.queue.length);
-    for (const item of items) item.reject(err);
+    this.openBatch = undefined;
+    const batches = this.queue.splice(0, this.queue.length);
+    for (const batch of batches) batch.reject(err);
   }
 
   private stdinClosedError(cause: Error | undefined): TransportError {
@@ -435,9 +450,10 @@ export class StdioTransport implements Transport {
   private beginShutdown(): void {
     const child = this.child!;
     // Messages still waiting for 'drain' go out ahead of the end of input.
+    this.openBatch = undefined;
     if (this.queue.length > 0 && !this.stdinError && !child.stdin.destroyed) {
-      for (const item of this.queue.splice(0, this.queue.length)) {
-        child.stdin.write(item.data, (err) => (err ? item.reject(this.stdinClosedError(err)) : item.resolve()));
+      for (const batch of this.queue.splice(0, this.queue.length)) {
+        child.stdin.write(batch.data, (err) => (err ? batch.reject(this.stdinClosedError(err)) : batch.resolve()));
       }
     }
     if (!child.stdin.destroyed) child.stdin.end();

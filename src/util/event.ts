@@ -12,7 +12,9 @@ export class Emitter<T> implements Disposable {
 
   readonly event: Event<T> = (listener) => {
     if (this.disposed) return { dispose() {} };
-    this.listeners.push(listener);
+    // Copy on write (here and in dispose): fire() can then iterate the array it finds without
+    // copying it per event, and still sees the listeners as they were when it started.
+    this.listeners = [...this.listeners, listener];
     return {
       dispose: () => {
         this.listeners = this.listeners.filter((l) => l !== listener);
@@ -26,10 +28,11 @@ export class Emitter<T> implements Disposable {
 
   fire(value: T): void {
     if (this.disposed) return;
-    // Snapshot: a listener may unsubscribe itself while we iterate.
-    for (const listener of this.listeners.slice()) {
+    // A snapshot without a copy: subscribing and unsubscribing replace the array (see event).
+    const listeners = this.listeners;
+    for (let i = 0; i < listeners.length; i++) {
       try {
-        listener(value);
+        listeners[i](value);
       } catch (err) {
         this.onListenerError(err);
       }

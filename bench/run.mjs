@@ -1,0 +1,256 @@
+// npm run bench: our client against the official SDK and a floor client, on the same fast
+// fixture server (test/fixtures/bench-server.mjs), plus the extension's activation time and
+// the sizes of its bundle and VSIX. Prints a table and writes bench-results.json.
+//
+// Method: every run of every scenario is a fresh Node process for one client (bench/worker.mjs),
+// so peak RSS is that client's alone and no run inherits another's warmed-up JIT. The three
+// clients take turns within each round, and the order rotates between rounds, so that noise
+// from the machine hits all three alike. Reported: the median time of the runs and the median
+// of their peak RSS. Exit status is non-zero only when something crashed; a missed target is
+// printed as MISSED.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { buildOurs } from './build.mjs';
+import { ROOT } from './paths.mjs';
+import { SCENARIOS } from './scenarios.mjs';
+
+const CLIENTS = ['ours', 'sdk', 'floor'];
+const WORKER = fileURLToPath(new URL('./worker.mjs', import.meta.url));
+const RESULTS_FILE = join(ROOT, 'bench-results.json');
+const WORKER_TIMEOUT_MS = 180_000;
+
+const TARGETS = {
+  ratioToFloor: 1.25,
+  activationMs: 20,
+  bundleBytes: 400_000,
+  serversMs: 5_000,
+};
+
+const args = process.argv.slice(2);
+const only = args.filter((a) => !a.startsWith('--'));
+const runsOverride = Number(args.find((a) => a.startsWith('--runs='))?.slice('--runs='.length)) || undefined;
+
+const started = performance.now();
+const crashes = [];
+
+function log(line = '') {
+  process.stdout.write(`${line}\n`);
+}
+
+// --- build ---------------------------------------------------------------------------
+
+function run(command, commandArgs, options = {}) {
+  return new Promise((resolve) => {
+    const child = spawn(command, commandArgs, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], ...options });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? WORKER_TIMEOUT_MS);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ code: null, out, err: `${err}${error.message}` });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, out, err });
+    });
+  });
+}
+
+log('Building our client (esbuild, production settings) ...');
+await buildOurs();
+
+/** dist/extension.js after the production build, when the extension exists. */
+async function measureBundle() {
+  if (!existsSync(join(ROOT, 'src/extension.ts'))) return { bytes: null, note: 'src/extension.ts does not exist yet' };
+  const r = await run(process.execPath, ['esbuild.mjs', '--production'], { timeoutMs: 120_000 });
+  if (r.code !== 0) {
+    crashes.push(`node esbuild.mjs --production failed (exit ${r.code}): ${(r.err || r.out).trim().split('\n').slice(-5).join(' | ')}`);
+    return { bytes: null, note: 'the production build failed' };
+  }
+  return { bytes: statSync(join(ROOT, 'dist/extension.js')).size, note: 'dist/extension.js after node esbuild.mjs --production' };
+}
+
+function measureVsix() {
+  const files = readdirSync(ROOT)
+    .filter((f) => f.endsWith('.vsix'))
+    .map((f) => ({ f, st: statSync(join(ROOT, f)) }))
+    .sort((a, b) => b.st.mtimeMs - a.st.mtimeMs);
+  if (files.length === 0) return { bytes: null, note: 'no *.vsix at the repository root (npm run package makes one)' };
+  return { bytes: files[0].st.size, note: files[0].f };
+}
+
+function readActivation() {
+  const file = join(ROOT, 'test-results/activation.json');
+  if (!existsSync(file)) return { ms: null, note: 'test-results/activation.json is missing (the integration test writes it)' };
+  try {
+    const value = JSON.parse(readFileSync(file, 'utf8')).activation_ms;
+    if (typeof value !== 'number' || !Number.isFinite(value)) return { ms: null, note: 'test-results/activation.json has no numeric activation_ms' };
+    return { ms: value, note: `test-results/activation.json (${new Date(statSync(file).mtimeMs).toISOString()})` };
+  } catch (err) {
+    return { ms: null, note: `test-results/activation.json is unreadable: ${err.message}` };
+  }
+}
+
+log('Building the production bundle (node esbuild.mjs --production) ...');
+const bundle = await measureBundle();
+const vsix = measureVsix();
+const activation = readActivation();
+
+// --- scenarios ------------------------------------------------------------------------
+
+async function runWorker(client, scenario) {
+  const r = await run(process.execPath, [WORKER, client, scenario]);
+  const line = r.out.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
+  if (r.code !== 0 || !line) {
+    const why = r.signal ? `killed by ${r.signal}` : `exit ${r.code}`;
+    const tail = (r.err || r.out).trim().split('\n').slice(-3).join(' | ');
+    crashes.push(`${scenario}/${client}: ${why}: ${tail}`);
+    return undefined;
+  }
+  return JSON.parse(line.slice('BENCH_RESULT '.length));
+}
+
+function median(values) {
+  if (values.length === 0) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+const names = Object.keys(SCENARIOS).filter((n) => only.length === 0 || only.includes(n));
+const scenarios = {};
+for (const name of names) {
+  const scenario = SCENARIOS[name];
+  const runs = runsOverride ?? scenario.runs;
+  const samples = { ours: [], sdk: [], floor: [] };
+  process.stdout.write(`${scenario.title}: `);
+  for (let round = 0; round < runs; round++) {
+    for (let k = 0; k < CLIENTS.length; k++) {
+      const client = CLIENTS[(round + k) % CLIENTS.length];
+      const result = await runWorker(client, name);
+      if (result) samples[client].push(result);
+      process.stdout.write('.');
+    }
+  }
+  log();
+  const entry = {};
+  for (const client of CLIENTS) {
+    const s = samples[client];
+    entry[client] = {
+      median_ms: s.length ? round1(median(s.map((x) => x.ms))) : null,
+      peak_rss_mb: s.length ? round1(median(s.map((x) => x.peak_rss_mb))) : null,
+      runs_ms: s.map((x) => round1(x.ms)),
+      cpu_ms: s.length ? round1(median(s.map((x) => x.cpu_ms))) : null,
+    };
+  }
+  scenarios[name] = { title: scenario.title, ...entry };
+}
+
+function round1(n) {
+  return n === null ? null : Math.round(n * 10) / 10;
+}
+
+// --- report ---------------------------------------------------------------------------
+
+const ratio = (a, b) => (a === null || b === null || b === 0 ? null : a / b);
+const fmtMs = (n) => (n === null ? 'n/a' : n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(1)} ms`);
+const fmtX = (n) => (n === null ? 'n/a' : `${n.toFixed(2)}x`);
+const fmtMb = (n) => (n === null ? 'n/a' : `${n.toFixed(0)}`);
+
+const verdicts = [];
+const header = ['scenario', 'ours', 'sdk', 'floor', 'ours/sdk', 'ours/floor', 'RSS MB ours/sdk/floor', 'target'];
+const rows = [];
+for (const name of names) {
+  const s = scenarios[name];
+  const rFloor = ratio(s.ours.median_ms, s.floor.median_ms);
+  const rSdk = ratio(s.ours.median_ms, s.sdk.median_ms);
+  let met = rFloor !== null && rFloor <= TARGETS.ratioToFloor;
+  let target = `<= ${TARGETS.ratioToFloor}x floor`;
+  if (name === 'start_50_servers') {
+    const within = s.ours.median_ms !== null && s.ours.median_ms < TARGETS.serversMs;
+    verdicts.push({ what: `50 servers running within ${TARGETS.serversMs / 1000} s`, met: within, value: fmtMs(s.ours.median_ms) });
+  }
+  verdicts.push({ what: `${s.title}: ours/floor <= ${TARGETS.ratioToFloor}`, met, value: fmtX(rFloor) });
+  rows.push([
+    s.title,
+    fmtMs(s.ours.median_ms),
+    fmtMs(s.sdk.median_ms),
+    fmtMs(s.floor.median_ms),
+    fmtX(rSdk),
+    fmtX(rFloor),
+    `${fmtMb(s.ours.peak_rss_mb)} / ${fmtMb(s.sdk.peak_rss_mb)} / ${fmtMb(s.floor.peak_rss_mb)}`,
+    met ? 'met' : 'MISSED',
+  ]);
+}
+
+function table(head, body) {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const line = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  return [line(head), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(line)].join('\n');
+}
+
+log();
+log(`Clients: ours = McpClient + StdioTransport (out/bench/ours.cjs, built like dist/extension.js); sdk = @modelcontextprotocol/sdk ${sdkVersion()} Client + StdioClientTransport; floor = bench/floor-client.mjs (no validation).`);
+log(`Times: median of the runs, each in a fresh process; RSS: median of the runs' peak RSS of the client process. Node ${process.version}, ${osSummary()}.`);
+log();
+log(table(header, rows));
+log();
+
+const activationMet = activation.ms !== null && activation.ms < TARGETS.activationMs;
+const bundleMet = bundle.bytes !== null && bundle.bytes < TARGETS.bundleBytes;
+log(`Activation (activate called -> returned): ${activation.ms === null ? 'n/a' : `${activation.ms} ms`}  [${activation.note}]  target < ${TARGETS.activationMs} ms: ${activation.ms === null ? 'NOT MEASURED' : activationMet ? 'met' : 'MISSED'}`);
+log(`Production bundle: ${bundle.bytes === null ? 'n/a' : `${bundle.bytes} bytes (${(bundle.bytes / 1024).toFixed(1)} KiB)`}  [${bundle.note}]  target < ${TARGETS.bundleBytes} bytes: ${bundle.bytes === null ? 'NOT MEASURED' : bundleMet ? 'met' : 'MISSED'}`);
+log(`VSIX: ${vsix.bytes === null ? 'n/a' : `${vsix.bytes} bytes (${(vsix.bytes / 1024).toFixed(1)} KiB)`}  [${vsix.note}]`);
+// met: null when it could not be measured (the extension or its test is not there yet).
+verdicts.push({ what: `activation < ${TARGETS.activationMs} ms`, met: activation.ms === null ? null : activationMet, value: activation.ms === null ? activation.note : `${activation.ms} ms` });
+verdicts.push({ what: `production bundle < ${TARGETS.bundleBytes} bytes`, met: bundle.bytes === null ? null : bundleMet, value: bundle.bytes === null ? bundle.note : `${bundle.bytes} bytes` });
+if (vsix.bytes === null) verdicts.push({ what: 'VSIX size measured', met: null, value: vsix.note });
+
+const wallS = (performance.now() - started) / 1000;
+const results = {
+  scenarios,
+  activation_ms: activation.ms,
+  bundle_bytes: bundle.bytes,
+  vsix_bytes: vsix.bytes,
+  targets: Object.fromEntries(verdicts.map((v) => [v.what, { met: v.met, value: v.value }])),
+  node: process.version,
+  wall_s: Math.round(wallS),
+};
+writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+
+log();
+const missed = verdicts.filter((v) => v.met === false);
+const unmeasured = verdicts.filter((v) => v.met === null);
+for (const v of unmeasured) log(`NOT MEASURED: ${v.what}: ${v.value}`);
+if (missed.length === 0) log(unmeasured.length === 0 ? 'All targets met.' : 'Every measured target met.');
+else for (const v of missed) log(`MISSED: ${v.what} (${v.value})`);
+log(`Wrote ${RESULTS_FILE}. Bench took ${wallS.toFixed(0)} s.`);
+
+if (crashes.length > 0) {
+  log();
+  for (const c of crashes) log(`CRASH: ${c}`);
+  process.exitCode = 1;
+}
+
+function sdkVersion() {
+  try {
+    return JSON.parse(readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')).version;
+  } catch {
+    return '(unknown version)';
+  }
+}
+
+function osSummary() {
+  let cpus = '?';
+  try {
+    cpus = String(readFileSync('/proc/cpuinfo', 'utf8').match(/^processor\s*:/gm)?.length ?? '?');
+  } catch {
+    // not Linux
+  }
+  return `${process.platform} ${process.arch}, ${cpus} CPUs`;
+}

@@ -1,0 +1,23 @@
+// One run of one scenario with one client, in a fresh Node process so that peak memory
+// (this process's maximum resident set size) belongs to that client alone.
+//   node bench/worker.mjs <ours|sdk|floor> <scenario>
+// Prints one line: BENCH_RESULT {"ms": N, "peak_rss_mb": N, "cpu_ms": N}
+// (cpu_ms: this process's CPU time over the whole scenario, setup included; a diagnostic.)
+import { CLIENTS } from './clients.mjs';
+import { SCENARIOS } from './scenarios.mjs';
+
+const [kind, name] = process.argv.slice(2);
+const load = CLIENTS[kind];
+const scenario = SCENARIOS[name];
+if (!load || !scenario) {
+  console.error(`usage: worker.mjs <${Object.keys(CLIENTS).join('|')}> <${Object.keys(SCENARIOS).join('|')}>`);
+  process.exit(2);
+}
+
+const client = await load();
+const cpuBefore = process.cpuUsage();
+const ms = await scenario.run(client);
+const cpu = process.cpuUsage(cpuBefore);
+// maxRSS is in kilobytes (getrusage ru_maxrss of this process, not of its children).
+const peakRssMb = process.resourceUsage().maxRSS / 1024;
+process.stdout.write(`BENCH_RESULT ${JSON.stringify({ ms, peak_rss_mb: peakRssMb, cpu_ms: (cpu.user + cpu.system) / 1000 })}\n`);

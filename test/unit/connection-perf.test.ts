@@ -1,0 +1,117 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { JsonRpcConnection } from '../../src/protocol/connection';
+import { ConnectionClosedError, RequestTimeoutError } from '../../src/protocol/errors';
+import { Emitter } from '../../src/util/event';
+import type { Transport, TransportCloseInfo, TransportWarning } from '../../src/transport/transport';
+
+/**
+ * The connection's performance paths keep its behaviour: one timeout timer shared by all
+ * requests, and one failure handler per write promise a transport shares between messages.
+ */
+
+/** A transport whose send() returns one promise per tick for all messages, like StdioTransport. */
+class BatchingTransport implements Transport {
+  readonly sent: any[] = [];
+  readonly onMessageEmitter = new Emitter<unknown>();
+  readonly onMessage = this.onMessageEmitter.event;
+  readonly onClose = new Emitter<TransportCloseInfo>().event;
+  readonly onWarning = new Emitter<TransportWarning>().event;
+  readonly onLog = new Emitter<string>().event;
+  readonly isClosed = false;
+  private batch: { promise: Promise<void>; resolve: () => void; reject: (e: Error) => void } | undefined;
+  failNext: Error | undefined;
+  batches = 0;
+
+  async start(): Promise<void> {}
+  async close(): Promise<void> {}
+
+  send(message: unknown): Promise<void> {
+    this.sent.push(message);
+    if (!this.batch) {
+      let resolve!: () => void;
+      let reject!: (e: Error) => void;
+      const promise = new Promise<void>((res, rej) => {
+        resolve = res;
+        reject = rej;
+      });
+      const batch = (this.batch = { promise, resolve, reject });
+      this.batches++;
+      process.nextTick(() => {
+        this.batch = undefined;
+        const failure = this.failNext;
+        this.failNext = undefined;
+        if (failure) batch.reject(failure);
+        else batch.resolve();
+      });
+    }
+    return this.batch.promise;
+  }
+}
+
+const tick = () => new Promise((r) => setImmediate(r));
+
+describe('JsonRpcConnection performance paths', () => {
+  test('a failed shared write fails every request it carried, and only those', async () => {
+    const transport = new BatchingTransport();
+    const connection = new JsonRpcConnection(transport, { label: "server 'b'" });
+    transport.failNext = new Error('EPIPE');
+    const first = Promise.allSettled([connection.request('a'), connection.request('b'), connection.request('c')]);
+    await tick();
+    const later = connection.request('d');
+    await tick();
+    assert.equal(transport.batches, 2);
+    for (const r of await first) {
+      assert.equal(r.status, 'rejected');
+      const err = (r as PromiseRejectedResult).reason;
+      assert.ok(err instanceof ConnectionClosedError && /Could not send [abc] to server 'b': EPIPE/.test(err.message), String(err));
+    }
+    transport.onMessageEmitter.fire({ jsonrpc: '2.0', id: transport.sent[3].id, result: { ok: true } });
+    assert.deepEqual(await later, { ok: true });
+    assert.equal(connection.pendingCount, 0);
+  });
+
+  test('one shared timer: each request still times out after its own timeout', async () => {
+    const transport = new BatchingTransport();
+    const connection = new JsonRpcConnection(transport, { label: "server 't'" });
+    const started = Date.now();
+    const slow = connection.request('slow', {}, undefined, { timeoutMs: 200 });
+    const fast = connection.request('fast', {}, undefined, { timeoutMs: 40 });
+    const answered = connection.request('answered', {}, undefined, { timeoutMs: 60 });
+    await tick();
+    transport.onMessageEmitter.fire({ jsonrpc: '2.0', id: transport.sent[2].id, result: {} });
+    await answered;
+    await assert.rejects(fast, RequestTimeoutError);
+    const fastAt = Date.now() - started;
+    await assert.rejects(slow, RequestTimeoutError);
+    const slowAt = Date.now() - started;
+    assert.ok(fastAt >= 35 && fastAt < 190, `fast timed out after ${fastAt} ms`);
+    assert.ok(slowAt >= 195, `slow timed out after ${slowAt} ms`);
+    // Both timeouts told the server to stop.
+    const cancelled = transport.sent.filter((m) => m.method === 'notifications/cancelled').map((m) => m.params.requestId);
+    assert.deepEqual(cancelled.sort(), [transport.sent[0].id, transport.sent[1].id].sort());
+  });
+
+  test('no timer is left running once nothing is pending (a CLI can exit)', async () => {
+    const transport = new BatchingTransport();
+    const connection = new JsonRpcConnection(transport, { label: "server 'x'" });
+    const p = connection.request('x', {}, undefined, { timeoutMs: 60_000 });
+    await tick();
+    assert.notEqual((connection as any).timeoutTimer, undefined);
+    transport.onMessageEmitter.fire({ jsonrpc: '2.0', id: transport.sent[0].id, result: {} });
+    await p;
+    assert.equal((connection as any).timeoutTimer, undefined);
+  });
+
+  test('an exception while sending fails that request, as before', async () => {
+    const transport = new BatchingTransport();
+    const connection = new JsonRpcConnection(transport, {
+      label: "server 'e'",
+      onTrace: () => {
+        throw new Error('trace failed');
+      },
+    });
+    await assert.rejects(connection.request('x'), /trace failed/);
+    assert.equal(connection.pendingCount, 0);
+  });
+});
