@@ -16,6 +16,7 @@ import {
 } from './errors';
 import {
   classifyMessage,
+  isResultResponse,
   excerpt,
   formatZodError,
   type JsonRpcErrorResponse,
@@ -388,6 +389,12 @@ export class JsonRpcConnection implements Disposable {
 
   private handleIncoming(value: unknown): void {
     this.options.onTrace?.('receive', value);
+    // Performance: the usual message, a valid answer, goes straight to handleResult (the same
+    // check classifyMessage makes for it, without its dispatch and result object).
+    if (isResultResponse(value)) {
+      this.handleResult(value);
+      return;
+    }
     if (Array.isArray(value)) {
       if (value.length === 0) {
         this.logger.warn(`[${this.options.label}] dropped an empty JSON-RPC batch`);

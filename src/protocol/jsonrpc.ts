@@ -92,6 +92,20 @@ export function classifyMessage(value: unknown): ClassifiedMessage {
   return { kind: 'invalid', reason: 'not a JSON-RPC message (no method, result or error member)', id: idOrUndefined };
 }
 
+/**
+ * True when classifyMessage(value) would be `{ kind: 'result', message: value }`: an object with
+ * `result` and no `method`, accepted by the compiled JsonRpcResultResponseSchema check.
+ */
+export function isResultResponse(value: unknown): value is JsonRpcResultResponse {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !('method' in value) &&
+    'result' in value &&
+    (resultResponseTest ??= fastTest(JsonRpcResultResponseSchema))(value)
+  );
+}
+
 function pickId(id: unknown): RequestId | undefined {
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : undefined;
 }

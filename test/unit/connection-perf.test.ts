@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { JsonRpcConnection } from '../../src/protocol/connection';
 import { ConnectionClosedError, RequestTimeoutError } from '../../src/protocol/errors';
 import { Emitter } from '../../src/util/event';
+import { classifyMessage, isResultResponse } from '../../src/protocol/jsonrpc';
 import type { Transport, TransportCloseInfo, TransportWarning } from '../../src/transport/transport';
 
 /**
@@ -113,5 +114,28 @@ describe('JsonRpcConnection performance paths', () => {
     });
     await assert.rejects(connection.request('x'), /trace failed/);
     assert.equal(connection.pendingCount, 0);
+  });
+
+  test('isResultResponse (the fast path for answers) agrees with classifyMessage', () => {
+    const values: unknown[] = [
+      { jsonrpc: '2.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 'a', result: { x: 1 }, extra: true },
+      { jsonrpc: '2.0', id: 1.5, result: {} },
+      { jsonrpc: '1.0', id: 1, result: {} },
+      { jsonrpc: '2.0', id: 1, result: [] },
+      { jsonrpc: '2.0', id: 1, result: null },
+      { jsonrpc: '2.0', result: {} },
+      { jsonrpc: '2.0', id: 1, method: 'x', result: {} },
+      { jsonrpc: '2.0', id: 1, error: { code: 1, message: 'm' } },
+      JSON.parse('{"jsonrpc":"2.0","id":1,"result":{},"__proto__":{}}'),
+      [{ jsonrpc: '2.0', id: 1, result: {} }],
+      null,
+      'x',
+    ];
+    for (const value of values) {
+      const classified = classifyMessage(value);
+      const expected = classified.kind === 'result' && classified.message === value;
+      assert.equal(isResultResponse(value), expected, JSON.stringify(value));
+    }
   });
 });
