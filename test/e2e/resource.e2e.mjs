@@ -1,7 +1,7 @@
 // A person reads resources from the sidebar: expands a server's Resources, clicks one, and reads it
 // in an editor tab (Markdown, read-only); then clicks a resource template, types its variable with
-// the server's suggestions in the quick input, and reads the resource it names. Screenshots of the
-// document and of the suggestions go to test-results/.
+// the server's suggestions in the quick input, and reads the resource it names; last, gets a prompt
+// whose second argument's suggestions depend on the first. Screenshots go to test-results/.
 import { join } from 'node:path';
 import { openViewContainer, treeItem } from '../../scripts/vscode-host/host.mjs';
 import { RESULTS, flavourFromArgs, scenario } from './lib.mjs';
@@ -64,5 +64,36 @@ await scenario('resource', flavour, async ({ page, step }) => {
     await widget.waitFor({ state: 'hidden', timeout: 10_000 });
     await page.locator('.tabs-container .tab[aria-label^="7.txt"]').waitFor({ state: 'visible', timeout: 20_000 });
     await page.locator('.editor-instance .view-lines .view-line', { hasText: 'Resource 7: This is a plaintext resource' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+  });
+
+  await step('a prompt from the sidebar: arguments with suggestions, the messages as a Markdown document', async () => {
+    const templates = category(page, 'Resource Templates');
+    if ((await templates.getAttribute('aria-expanded')) === 'true') await templates.click();
+    const resources = category(page, 'Resources');
+    if ((await resources.getAttribute('aria-expanded')) === 'true') await resources.click();
+    await expand(category(page, 'Prompts'));
+    await treeItem(page, 'Team Management').click();
+    const widget = page.locator('.quick-input-widget');
+    await widget.locator('.quick-input-title', { hasText: 'everything · Team Management (1/2)' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await widget.locator('input.input').fill('Eng');
+    // Wait until the list shows the suggestions for "Eng" (what is typed first, then the server's
+    // one match) before clicking, as a person looks before clicking.
+    const rows = widget.locator('.quick-input-list .monaco-list-row');
+    await rows.filter({ hasText: 'Sales' }).waitFor({ state: 'detached', timeout: 10_000 });
+    await rows.first().filter({ hasText: 'as typed' }).waitFor({ state: 'visible', timeout: 10_000 });
+    await rows.filter({ hasText: 'Engineering' }).filter({ hasText: 'suggested by the server' }).first().click();
+    await widget.locator('.quick-input-title', { hasText: 'everything · Team Management (2/2)' }).waitFor({ state: 'visible', timeout: 15_000 });
+    // The suggestions for the name follow the department chosen first (completion context).
+    for (const name of ['Alice', 'Bob', 'Charlie']) {
+      await widget.locator('.quick-input-list .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    }
+    await page.screenshot({ path: join(RESULTS, `prompt-arguments-${flavour}.png`) });
+    await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'Bob' }).first().click();
+    await widget.waitFor({ state: 'hidden', timeout: 10_000 });
+    await page.locator('.tabs-container .tab[aria-label^="completable-prompt.md"]').waitFor({ state: 'visible', timeout: 20_000 });
+    await page.locator('.editor-instance .view-lines .view-line', { hasText: 'Please promote Bob to the head of the Engineering team.' }).first().waitFor({ state: 'visible', timeout: 20_000 });
+    await page.mouse.move(1200, 780);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: join(RESULTS, `prompt-document-${flavour}.png`) });
   });
 });

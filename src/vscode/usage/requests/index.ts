@@ -19,7 +19,7 @@ export function registerServerRequests(context: vscode.ExtensionContext, control
       for (const server of controller.registry.servers) {
         const client = server.client;
         if (!client) continue;
-        client.notifyRootsChanged().catch((err: unknown) => server.logger.warn(`Could not send notifications/roots/list_changed: ${err instanceof Error ? err.message : String(err)}`));
+        void client.notifyRootsChanged().catch((err: unknown) => server.logger.warn(`Could not send notifications/roots/list_changed: ${err instanceof Error ? err.message : String(err)}`));
       }
     }),
     vscode.commands.registerCommand('mcpHost.resetSamplingConsent', async () => {

@@ -184,24 +184,39 @@ export class VsCodePrompter implements UsagePrompter {
         for (const d of disposables) d.dispose();
         resolve(value);
       };
+      // Items keep their identity from one render to the next (a click that lands while the
+      // suggestions are refreshed must still pick what was clicked), and the active one stays active.
+      const cache = new Map<string, Item>();
+      const item = (text: string, typed: boolean): Item => {
+        const key = `${typed ? 't' : 's'}:${text}`;
+        let it = cache.get(key);
+        if (!it) {
+          it = typed
+            ? { label: text === '' ? '(empty)' : text, text, description: 'as typed', alwaysShow: true }
+            : { label: text, text, description: 'suggested by the server', alwaysShow: true };
+          cache.set(key, it);
+        }
+        return it;
+      };
       const render = () => {
         const typed = qp.value;
         const items: Item[] = [];
-        // What is typed is always an answer, even when the server suggests nothing like it.
-        if (!suggestions.includes(typed)) {
-          items.push({ label: typed === '' ? '(empty)' : typed, text: typed, description: 'as typed', alwaysShow: true });
-        }
-        for (const s of suggestions) items.push({ label: s, text: s, description: 'suggested by the server', alwaysShow: true });
+        // What is typed is an answer too, even when the server suggests nothing like it (an empty
+        // value only where it is acceptable).
+        if (!suggestions.includes(typed) && !(typed === '' && options.validate?.('') !== undefined)) items.push(item(typed, true));
+        for (const s of suggestions) items.push(item(s, false));
+        const same = items.length === qp.items.length && items.every((it, i) => it === qp.items[i]);
+        if (same) return;
+        const active = qp.activeItems[0];
         qp.items = items;
-        const error = options.validate?.(typed);
-        qp.placeholder = error ?? options.placeHolder ?? options.prompt;
+        if (active && items.includes(active)) qp.activeItems = [active];
       };
       const refresh = () => {
         inflight?.abort();
         const controller = new AbortController();
         inflight = controller;
         qp.busy = true;
-        suggest(qp.value, controller.signal).then(
+        void suggest(qp.value, controller.signal).then(
           (values) => {
             if (controller.signal.aborted || settled) return;
             suggestions = values;
@@ -215,7 +230,7 @@ export class VsCodePrompter implements UsagePrompter {
         );
       };
       qp.title = options.title;
-      qp.placeholder = options.placeHolder ?? options.prompt;
+      qp.placeholder = options.prompt ?? options.placeHolder;
       qp.ignoreFocusOut = options.ignoreFocusOut ?? false;
       qp.value = options.value ?? '';
       render();
@@ -230,7 +245,9 @@ export class VsCodePrompter implements UsagePrompter {
           const text = chosen ? chosen.text : qp.value;
           const error = options.validate?.(text);
           if (error) {
+            // Shown where the person looks: as the placeholder when nothing is typed, else the title.
             qp.placeholder = error;
+            qp.title = `${options.title ?? ''}${options.title ? ' — ' : ''}${error}`;
             return;
           }
           finish(text);
