@@ -59,6 +59,15 @@ if (!only || only === 'integration') {
       '--extensionDevelopmentPath', REPO_ROOT,
       '--workspace', WORKSPACE,
     ]);
+    // A multi-root workspace: roots/list and notifications/roots/list_changed as folders change.
+    await run(`multi-root workspace (${flavour})`, process.execPath, [
+      'scripts/vscode-host/run-integration.mjs',
+      '--flavour', flavour,
+      '--extensionTestsPath', TESTS,
+      '--extensionDevelopmentPath', REPO_ROOT,
+      '--workspace', join(REPO_ROOT, 'test', 'fixtures', 'roots.code-workspace'),
+      '--env', 'MCP_HOST_TEST_FILES=requests-roots',
+    ]);
     // Restricted Mode: the same workspace, not trusted.
     await run(`untrusted workspace (${flavour})`, process.execPath, [
       'scripts/vscode-host/run-integration.mjs',
