@@ -3,6 +3,7 @@ import type { ServerConnection } from '../host/serverConnection';
 import type { HostController } from './hostController';
 import { stateLabel, type TreeNode } from './serverTree';
 import { WORKSPACE_CONFIG_PATH } from './configLoader';
+import { usageServices } from './services';
 
 /** Lets a command take a tree node, a server name (from tests or keybindings), or nothing (then asks). */
 async function pickServer(
@@ -23,9 +24,9 @@ async function pickServer(
     return undefined;
   }
   if (candidates.length === 1) return candidates[0];
-  const picked = await vscode.window.showQuickPick(
+  const picked = await usageServices.prompter.pick(
     candidates.map((s) => ({ label: s.name, description: stateLabel(s.state), detail: s.source.file, server: s })),
-    { placeHolder },
+    { key: 'server.pick', placeHolder },
   );
   return picked?.server;
 }

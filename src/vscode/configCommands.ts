@@ -4,7 +4,7 @@ import { parseConfigText, type ServerDefinition } from '../host/config';
 import { OTHER_HOSTS, otherHostFiles } from '../host/otherHosts';
 import type { HostController } from './hostController';
 import { WORKSPACE_CONFIG_PATH, readIfExists } from './configLoader';
-import { prompterSlot } from './prompter';
+import { usageServices } from './services';
 import { splitCommandLine, suggestNameFromCommand } from '../host/commandLine';
 
 /** A server entry as written to mcp.json. */
@@ -52,9 +52,9 @@ function uniqueName(name: string, taken: Set<string>): string {
 async function pickFolder(placeHolder: string): Promise<vscode.WorkspaceFolder | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   if (folders.length <= 1) return folders[0];
-  const picked = await prompterSlot.prompter.showQuickPick(
+  const picked = await usageServices.prompter.pick(
     folders.map((f) => ({ label: f.name, description: f.uri.fsPath, folder: f })),
-    { placeHolder },
+    { key: 'folder.pick', placeHolder },
   );
   return picked?.folder;
 }
@@ -74,55 +74,58 @@ export function registerConfigCommands(controller: HostController, context: vsco
 
 /** A guided flow that writes a new server to mcp.json (or the user settings) and starts it. */
 async function addServer(controller: HostController): Promise<string | undefined> {
-  const prompter = prompterSlot.prompter;
+  const prompter = usageServices.prompter;
   const title = 'Add MCP Server';
-  const kind = await prompter.showQuickPick(
+  const kind = await prompter.pick(
     [
       { label: '$(package) npm package', description: 'started with npx', launcher: 'npm' as const },
       { label: '$(symbol-misc) Python package', description: 'started with uvx', launcher: 'pypi' as const },
       { label: '$(terminal) Command', description: 'any program that speaks MCP on stdin/stdout', launcher: 'command' as const },
     ],
-    { title: `${title} (1/4)`, placeHolder: 'How is the server started?' },
+    { key: 'addServer.launcher', title: `${title} (1/4)`, placeHolder: 'How is the server started?' },
   );
   if (!kind) return undefined;
   let server: ServerJson;
   let suggestedName: string;
   if (kind.launcher === 'command') {
-    const line = await prompter.showInputBox({
+    const line = await prompter.input({
+      key: 'addServer.command',
       title: `${title} (2/4)`,
       prompt: 'The command and its arguments, separated by spaces (use quotes for an argument with spaces). No shell is used.',
       placeHolder: 'node /path/to/server.js --verbose',
-      validateInput: (v) => (splitCommandLine(v).length === 0 ? 'Enter a command' : undefined),
+      validate: (v) => (splitCommandLine(v).length === 0 ? 'Enter a command' : undefined),
     });
     if (!line) return undefined;
     const [command, ...args] = splitCommandLine(line);
     server = { type: 'stdio', command, args };
     suggestedName = suggestNameFromCommand(command, args);
   } else {
-    const pkg = await prompter.showInputBox({
+    const pkg = await prompter.input({
+      key: 'addServer.package',
       title: `${title} (2/4)`,
       prompt: kind.launcher === 'npm' ? 'The npm package, e.g. @modelcontextprotocol/server-memory' : 'The Python package, e.g. mcp-server-fetch',
-      validateInput: (v) => (/^\S+$/.test(v.trim()) ? undefined : 'Enter a package name without spaces'),
+      validate: (v) => (/^\S+$/.test(v.trim()) ? undefined : 'Enter a package name without spaces'),
     });
     if (!pkg) return undefined;
     const command = kind.launcher === 'npm' ? (process.platform === 'win32' ? 'npx.cmd' : 'npx') : 'uvx';
     server = { type: 'stdio', command, args: kind.launcher === 'npm' ? ['-y', pkg.trim()] : [pkg.trim()] };
     suggestedName = pkg.trim().replace(/^@[^/]+\//, '').replace(/^(mcp-)?server-/, '').replace(/@.*$/, '');
   }
-  const target = await prompter.showQuickPick(
+  const target = await prompter.pick(
     [
       ...(vscode.workspace.workspaceFolders ?? []).map((f) => ({ label: `$(folder) ${f.name}`, description: `${f.name}/${WORKSPACE_CONFIG_PATH}`, folder: f })),
       { label: '$(account) User settings', description: 'mcpHost.servers: in every workspace', folder: undefined },
     ],
-    { title: `${title} (3/4)`, placeHolder: 'Where should the server be configured?' },
+    { key: 'addServer.target', title: `${title} (3/4)`, placeHolder: 'Where should the server be configured?' },
   );
   if (!target) return undefined;
   const taken = target.folder ? await existingNames(target.folder.uri) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
-  const name = await prompter.showInputBox({
+  const name = await prompter.input({
+    key: 'addServer.name',
     title: `${title} (4/4)`,
     prompt: 'A name for the server',
     value: uniqueName(suggestedName || 'server', taken),
-    validateInput: (v) => (!v.trim() ? 'Enter a name' : taken.has(v.trim()) ? `"${v.trim()}" is already configured there` : undefined),
+    validate: (v) => (!v.trim() ? 'Enter a name' : taken.has(v.trim()) ? `"${v.trim()}" is already configured there` : undefined),
   });
   if (!name) return undefined;
   if (target.folder) {
@@ -138,7 +141,7 @@ async function addServer(controller: HostController): Promise<string | undefined
 
 /** Copies servers from Claude Desktop, Claude Code, Cursor or Cline files into mcp.json. */
 async function importServers(controller: HostController, context: vscode.ExtensionContext): Promise<string[]> {
-  const prompter = prompterSlot.prompter;
+  const prompter = usageServices.prompter;
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   const candidates: Array<vscode.QuickPickItem & { name: string; def: ServerDefinition }> = [];
   for (const other of otherHostFiles(OTHER_HOSTS, folders, context.globalStorageUri.fsPath)) {
@@ -150,7 +153,6 @@ async function importServers(controller: HostController, context: vscode.Extensi
         label: def.name,
         description: other.label,
         detail: def.type === 'stdio' ? [def.command, ...def.args].join(' ') : def.url,
-        picked: true,
         name: def.name,
         def,
       });
@@ -163,7 +165,12 @@ async function importServers(controller: HostController, context: vscode.Extensi
     );
     return [];
   }
-  const picked = await prompter.showQuickPickMany(candidates, { title: 'Import MCP Servers', placeHolder: 'Servers to copy into .vscode/mcp.json' });
+  const picked = await prompter.pickMany(candidates, {
+    key: 'import.servers',
+    title: 'Import MCP Servers',
+    placeHolder: 'Servers to copy into .vscode/mcp.json',
+    selected: candidates,
+  });
   if (!picked || picked.length === 0) return [];
   const folder = await pickFolder('Import into the mcp.json of which folder?');
   if (!folder) {
@@ -185,19 +192,19 @@ async function importServers(controller: HostController, context: vscode.Extensi
 
 /** Changes a stored ${input:ID} value and restarts the servers that use it. */
 async function editInput(controller: HostController, context: vscode.ExtensionContext): Promise<string | undefined> {
-  const prompter = prompterSlot.prompter;
+  const prompter = usageServices.prompter;
   const declared = controller.declaredInputs;
   if (declared.length === 0) {
     void vscode.window.showInformationMessage('MCP Host: no inputs are declared ("inputs" in mcp.json or mcpHost.inputs).');
     return undefined;
   }
-  const picked = await prompter.showQuickPick(
+  const picked = await prompter.pick(
     declared.map((d) => ({ label: d.input.id, description: d.input.description, detail: d.file, entry: d })),
-    { placeHolder: 'Change which input value?' },
+    { key: 'editInput.pick', placeHolder: 'Change which input value?' },
   );
   if (!picked) return undefined;
   const { file, input } = picked.entry;
-  const value = await prompter.showInputBox({ title: `Input "${input.id}"`, prompt: input.description, password: input.password ?? false, ignoreFocusOut: true });
+  const value = await prompter.input({ key: `input:${input.id}`, title: `Input "${input.id}"`, prompt: input.description, password: input.password ?? false, ignoreFocusOut: true });
   if (value === undefined) return undefined;
   await context.secrets.store(controller.inputKey(file, input.id), value);
   const users = controller.registry.servers.filter((s) => s.source.file === file && JSON.stringify(s.definition ?? {}).includes(`\${input:${input.id}}`));

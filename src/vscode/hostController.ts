@@ -7,7 +7,7 @@ import type { ClientRequestHandlers } from '../protocol/client';
 import type { LoggingLevel } from '../protocol/schemas';
 import type { Logger } from '../util/logger';
 import { ConfigLoader } from './configLoader';
-import { prompterSlot } from './prompter';
+import { usageServices } from './services';
 
 export const EXTENSION_VERSION = '0.1.0';
 
@@ -140,16 +140,17 @@ export class HostController implements vscode.Disposable {
         const key = inputSecretKey(sourceFile, input.id);
         const stored = await this.context.secrets.get(key);
         if (stored !== undefined) return stored;
-        const prompter = prompterSlot.prompter;
+        const prompter = usageServices.prompter;
         let value: string | undefined;
         if (input.type === 'pickString' && input.options?.length) {
-          const picked = await prompter.showQuickPick(
+          const picked = await prompter.pick(
             input.options.map((label) => ({ label })),
-            { title: `MCP server "${serverName}"`, placeHolder: input.description ?? input.id, ignoreFocusOut: true },
+            { key: `input:${input.id}`, title: `MCP server "${serverName}"`, placeHolder: input.description ?? input.id, ignoreFocusOut: true },
           );
           value = picked?.label;
         } else {
-          value = await prompter.showInputBox({
+          value = await prompter.input({
+            key: `input:${input.id}`,
             title: `MCP server "${serverName}"`,
             prompt: input.description ?? `Value for \${input:${input.id}}`,
             password: input.password ?? false,

@@ -4,7 +4,8 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpHostApi } from '../../src/extension';
 import type { ServerConnection } from '../../src/host/serverConnection';
-import { REPO_ROOT, ScriptedPrompter, activateExtension, isAlive, pick, type as typeText, accept, waitFor, waitForState } from './helpers';
+import { REPO_ROOT, activateExtension, isAlive, waitFor, waitForState } from './helpers';
+import { KEEP, ScriptedPerson, testHooks } from './usagePrompter';
 
 const FIXTURES = path.join(REPO_ROOT, 'test', 'fixtures');
 const node = process.execPath.includes('node') ? 'node' : process.execPath;
@@ -115,44 +116,48 @@ describe('configuration and lifecycle', function () {
 
   it('inputs: asked once, kept in SecretStorage (not asked again), never in the log; forget asks again', async () => {
     const secret = 'sk-test-4e1d2c3b4a59';
-    const prompter = new ScriptedPrompter().answer(typeText(secret));
-    const restore = api.replacePrompter(prompter);
+    const person = new ScriptedPerson().once('input:apiKey', secret);
+    const hooks = await testHooks();
+    hooks.setPrompter(person);
     try {
       await setUserServers(
         { 'with-input': { command: node, args: [path.join(FIXTURES, 'echo-env.mjs')], env: { API_KEY: '${input:apiKey}' } } },
         [{ id: 'apiKey', type: 'promptString', password: true, description: 'API key for the test server' }],
       );
       const s = await waitForState(api, 'with-input', 'running');
-      assert.equal(prompter.asked.length, 1);
-      assert.equal(prompter.asked[0].prompt, 'API key for the test server');
+      const asked = person.questions('input:apiKey');
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0].method === 'input' ? asked[0].options.prompt : '', 'API key for the test server');
+      assert.equal(asked[0].method === 'input' ? asked[0].options.password : false, true, 'typed as a password');
       const result = await s.client!.callTool('env', { names: ['API_KEY'] });
       assert.equal(JSON.parse((result.content[0] as { text: string }).text).env.API_KEY, secret);
       await s.client!.callTool('env', { names: ['API_KEY'] }); // its answer passes through the trace too
       await vscode.commands.executeCommand('mcpHost.restartServer', 'with-input');
       assert.equal(s.state.kind, 'running');
-      assert.equal(prompter.asked.length, 1, 'the stored value was used: not asked again');
+      assert.equal(person.questions('input:apiKey').length, 1, 'the stored value was used: not asked again');
       const log = api.controller.recentLog(s.id).join('\n');
       assert.ok(log.length > 0);
       assert.ok(!log.includes(secret), 'the secret is not in the log');
       const forgotten = await vscode.commands.executeCommand<number>('mcpHost.forgetInputs');
       assert.ok(forgotten >= 1);
-      prompter.answer(typeText(`${secret}-2`));
+      person.once('input:apiKey', `${secret}-2`);
       await vscode.commands.executeCommand('mcpHost.restartServer', 'with-input');
-      assert.equal(prompter.asked.length, 2, 'asked again after forgetting');
+      assert.equal(person.questions('input:apiKey').length, 2, 'asked again after forgetting');
+      assert.deepEqual(person.problems, []);
     } finally {
-      restore.dispose();
+      hooks.setPrompter(undefined);
       await setUserServers(undefined);
     }
   });
 
   it('Add Server writes mcp.json through a guided flow, and the server starts', async () => {
-    const prompter = new ScriptedPrompter().answer(
-      pick(/Command/),
-      typeText(`node "${path.join(FIXTURES, 'good-server.mjs')}"`),
-      pick(/workspace/),
-      accept(),
-    );
-    const restore = api.replacePrompter(prompter);
+    const person = new ScriptedPerson()
+      .once('addServer.launcher', /Command/)
+      .once('addServer.command', `node "${path.join(FIXTURES, 'good-server.mjs')}"`)
+      .once('addServer.target', /workspace/)
+      .once('addServer.name', KEEP);
+    const hooks = await testHooks();
+    hooks.setPrompter(person);
     try {
       const name = await vscode.commands.executeCommand<string>('mcpHost.addServer');
       assert.equal(name, 'good-server');
@@ -160,8 +165,9 @@ describe('configuration and lifecycle', function () {
       assert.match(written, /\/\/ Fixture workspace/, 'comments kept');
       assert.match(written, /"good-server": \{/);
       await waitForState(api, 'good-server', 'running');
+      assert.deepEqual(person.problems, []);
     } finally {
-      restore.dispose();
+      hooks.setPrompter(undefined);
       fs.writeFileSync(mcpJsonPath, originalMcpJson);
       await api.controller.reload();
     }
@@ -173,8 +179,9 @@ describe('configuration and lifecycle', function () {
       JSON.stringify({ mcpServers: { imported: { command: node, args: [path.join(FIXTURES, 'good-server.mjs')], env: { A: '1' } } } }),
     );
     await vscode.workspace.getConfiguration('mcpHost').update('otherHosts', [], vscode.ConfigurationTarget.Global);
-    const prompter = new ScriptedPrompter().answer((_k, items) => (items as vscode.QuickPickItem[]).filter((i) => i.label === 'imported'));
-    const restore = api.replacePrompter(prompter);
+    const person = new ScriptedPerson().once('import.servers', ['imported']);
+    const hooks = await testHooks();
+    hooks.setPrompter(person);
     try {
       const names = await vscode.commands.executeCommand<string[]>('mcpHost.importServers');
       assert.deepEqual(names, ['imported']);
@@ -182,8 +189,9 @@ describe('configuration and lifecycle', function () {
       assert.deepEqual(written.servers.imported, { type: 'stdio', command: node, args: [path.join(FIXTURES, 'good-server.mjs')], env: { A: '1' } });
       const s = await waitForState(api, 'imported', 'running');
       assert.match(s.source.file, /\.vscode[\\/]mcp\.json$/);
+      assert.deepEqual(person.problems, []);
     } finally {
-      restore.dispose();
+      hooks.setPrompter(undefined);
       fs.writeFileSync(mcpJsonPath, originalMcpJson);
       await api.controller.reload();
     }

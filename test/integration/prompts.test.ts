@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpHostApi } from '../../src/extension';
 import type { TreeNode } from '../../src/vscode/serverTree';
-import type { UsageTestHooks } from '../../src/vscode/usage/requests/services';
+import type { UsageTestHooks } from '../../src/vscode/services';
 import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
 import { ScriptedPerson, suggestionsFor, testHooks } from './usagePrompter';
 

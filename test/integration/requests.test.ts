@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpHostApi } from '../../src/extension';
 import type { CallToolResult } from '../../src/protocol/schemas';
-import type { UsageTestHooks } from '../../src/vscode/usage/requests/services';
+import type { UsageTestHooks } from '../../src/vscode/services';
 import type { ToolsTestHook } from '../../src/vscode/usage/tools';
 import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
 import { KEEP, ScriptedModel, ScriptedPerson, testHooks, type Question } from './usagePrompter';

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { McpHostApi } from '../../src/extension';
 import type { TreeNode } from '../../src/vscode/serverTree';
 import { parseResourceDocumentUri, resourceDocumentUri } from '../../src/vscode/usage/resources/resourceUri';
-import type { UsageTestHooks } from '../../src/vscode/usage/requests/services';
+import type { UsageTestHooks } from '../../src/vscode/services';
 import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
 import { ScriptedPerson, suggestionsFor, testHooks } from './usagePrompter';
 

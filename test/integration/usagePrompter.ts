@@ -10,8 +10,8 @@ import type {
   PickOptions,
   SuggestInputOptions,
   UsagePrompter,
-} from '../../src/vscode/usage/requests/prompter';
-import type { UsageTestHooks } from '../../src/vscode/usage/requests/services';
+} from '../../src/vscode/prompter';
+import type { UsageTestHooks } from '../../src/vscode/services';
 import type { ChosenModel, SamplingModel, SamplingRequest } from '../../src/vscode/usage/requests/samplingModel';
 
 export type Question =

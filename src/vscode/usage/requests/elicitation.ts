@@ -2,9 +2,9 @@ import * as vscode from 'vscode';
 import { McpError, ErrorCode } from '../../../protocol/errors';
 import type { IncomingRequestContext } from '../../../protocol/connection';
 import type { Logger } from '../../../util/logger';
-import type { PickItem } from './prompter';
+import type { PickItem } from '../../prompter';
 import { showSchemaForm } from '../../webview/schemaForm';
-import { usageServices } from './services';
+import { usageServices } from '../../services';
 import type { ServerRef } from './sampling';
 import {
   displayValue,

@@ -3,7 +3,7 @@ import type { HostController } from '../../hostController';
 import { registerPrompts } from '../prompts';
 import { registerResources } from '../resources';
 import { SamplingConsent } from './sampling';
-import { usageServices, usageTestHooks } from './services';
+import { usageServices, usageTestHooks } from '../../services';
 
 /** The command the integration tests call to reach `UsageTestHooks` (registered in test runs only). */
 export const TEST_HOOKS_COMMAND = 'mcpHost.internal.testHooks';

@@ -2,7 +2,7 @@ import type * as vscode from 'vscode';
 import { McpError, ErrorCode } from '../../../protocol/errors';
 import type { IncomingRequestContext } from '../../../protocol/connection';
 import type { Logger } from '../../../util/logger';
-import { usageServices } from './services';
+import { usageServices } from '../../services';
 import type { SamplingRequest } from './samplingModel';
 
 /** The server a request comes from. */

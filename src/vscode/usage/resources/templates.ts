@@ -1,7 +1,7 @@
 import { parse as parseUriTemplate } from 'uri-template';
 import type { ServerConnection } from '../../../host/serverConnection';
 import type { ResourceTemplate } from '../../../protocol/schemas';
-import { usageServices } from '../requests/services';
+import { usageServices } from '../../services';
 import { completionSuggester } from './completion';
 
 export interface TemplateVariable {

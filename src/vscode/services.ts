@@ -1,5 +1,5 @@
 import { VsCodePrompter, type UsagePrompter } from './prompter';
-import { LanguageModelSampling, type SamplingModel } from './samplingModel';
+import { LanguageModelSampling, type SamplingModel } from './usage/requests/samplingModel';
 
 /**
  * The two things tests replace: who answers questions, and which model answers sampling
