@@ -6,7 +6,6 @@ import { ServerStatusBar } from './vscode/statusBar';
 import { createServerRequestHandlers } from './vscode/serverRequests';
 import { registerUsage } from './vscode/usage';
 import { registerConfigCommands } from './vscode/configCommands';
-import { prompterSlot, type UserPrompter } from './vscode/prompter';
 
 /** What the extension exports: used by its integration tests and by other extensions. */
 export interface McpHostApi {
@@ -18,8 +17,6 @@ export interface McpHostApi {
   readonly ready: Promise<void>;
   /** This extension's log folder; VS Code writes the servers' log channels beside it. */
   readonly logDirectory: string;
-  /** Replaces the UI that asks questions (inputs, pickers); for tests that answer them. */
-  replacePrompter(prompter: UserPrompter): vscode.Disposable;
 }
 
 let controller: HostController | undefined;
@@ -49,7 +46,7 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.reload());
   const activationMs = performance.now() - started;
   mainLog.info(`Activated in ${activationMs.toFixed(1)} ms`);
-  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath, replacePrompter: (p) => prompterSlot.replace(p) };
+  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath };
 }
 
 export async function deactivate(): Promise<void> {
