@@ -114,11 +114,13 @@ export class JsonRpcConnection implements Disposable {
   /**
    * Performance: one timer per connection, not one per request. It is armed for the earliest
    * deadline among the pending requests; when it fires, expired requests time out and it is
-   * re-armed for the next deadline. A request that is answered leaves the timer alone (unless
-   * it was the last one pending), so a busy connection does not create and clear a timer per call.
+   * re-armed for the next deadline. A request that is answered leaves the timer alone, so a busy
+   * connection does not create and clear a timer per call. When none is pending the timer is
+   * unref'd (it must not keep the process alive) and ref'd again by the next request.
    */
   private timeoutTimer: NodeJS.Timeout | undefined;
   private timeoutTimerDeadline = Infinity;
+  private timeoutTimerIdle = false;
   /** The result schema last validated and its compiled check (see handleResult()). */
   private lastResultSchema: ZodSchema<unknown> | undefined;
   private lastResultTest: ((value: unknown) => boolean) | undefined;
@@ -321,12 +323,17 @@ export class JsonRpcConnection implements Disposable {
   /** (Re)starts the request's timeout: it fails `delayMs` from now unless answered. */
   private armTimer(pending: PendingRequest, delayMs: number): void {
     pending.deadline = performance.now() + delayMs;
+    if (this.timeoutTimerIdle) {
+      this.timeoutTimerIdle = false;
+      this.timeoutTimer!.ref();
+    }
     if (pending.deadline < this.timeoutTimerDeadline) this.scheduleTimeoutCheck(pending.deadline);
   }
 
   private scheduleTimeoutCheck(deadline: number): void {
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     this.timeoutTimerDeadline = deadline;
+    this.timeoutTimerIdle = false;
     this.timeoutTimer = setTimeout(this.checkTimeouts, Math.max(0, Math.ceil(deadline - performance.now())));
   }
 
@@ -334,12 +341,14 @@ export class JsonRpcConnection implements Disposable {
     if (this.timeoutTimer) clearTimeout(this.timeoutTimer);
     this.timeoutTimer = undefined;
     this.timeoutTimerDeadline = Infinity;
+    this.timeoutTimerIdle = false;
   }
 
   /** Times out every request whose deadline has passed, then re-arms for the next deadline. */
   private readonly checkTimeouts = (): void => {
     this.timeoutTimer = undefined;
     this.timeoutTimerDeadline = Infinity;
+    this.timeoutTimerIdle = false;
     const now = performance.now();
     let next = Infinity;
     const expired: PendingRequest[] = [];
@@ -381,8 +390,11 @@ export class JsonRpcConnection implements Disposable {
     const pending = this.pending.get(id);
     if (!pending) return undefined;
     this.pending.delete(id);
-    // The shared timer stays armed for the other requests; with none left, it is stopped.
-    if (this.pending.size === 0) this.stopTimeoutTimer();
+    // The shared timer stays armed; with no request left, it no longer keeps the process alive.
+    if (this.pending.size === 0 && this.timeoutTimer && !this.timeoutTimerIdle) {
+      this.timeoutTimerIdle = true;
+      this.timeoutTimer.unref();
+    }
     pending.cleanup();
     return pending;
   }
@@ -571,6 +583,7 @@ export class JsonRpcConnection implements Disposable {
       this.settle(p.id);
       p.reject(this.closedError(p.method));
     }
+    this.stopTimeoutTimer();
     for (const controller of this.incoming.values()) controller.abort(new Error('connection closed'));
     this.incoming.clear();
     this.onCloseEmitter.fire(info);

@@ -93,15 +93,22 @@ describe('JsonRpcConnection performance paths', () => {
     assert.deepEqual(cancelled.sort(), [transport.sent[0].id, transport.sent[1].id].sort());
   });
 
-  test('no timer is left running once nothing is pending (a CLI can exit)', async () => {
+  test('the timer keeps the process alive only while something is pending (a CLI can exit)', async () => {
     const transport = new BatchingTransport();
     const connection = new JsonRpcConnection(transport, { label: "server 'x'" });
+    const timer = () => (connection as any).timeoutTimer as NodeJS.Timeout | undefined;
     const p = connection.request('x', {}, undefined, { timeoutMs: 60_000 });
     await tick();
-    assert.notEqual((connection as any).timeoutTimer, undefined);
+    assert.equal(timer()?.hasRef(), true);
     transport.onMessageEmitter.fire({ jsonrpc: '2.0', id: transport.sent[0].id, result: {} });
     await p;
-    assert.equal((connection as any).timeoutTimer, undefined);
+    assert.equal(timer()?.hasRef() ?? false, false);
+    const q = connection.request('y', {}, undefined, { timeoutMs: 60_000 });
+    await tick();
+    assert.equal(timer()?.hasRef(), true);
+    connection.dispose();
+    await assert.rejects(q);
+    assert.equal(timer(), undefined);
   });
 
   test('an exception while sending fails that request, as before', async () => {
