@@ -8,6 +8,12 @@
 // from the machine hits all three alike. Reported: the median time of the runs and the median
 // of their peak RSS. Exit status is non-zero only when something crashed; a missed target is
 // printed as MISSED.
+//
+//   npm run bench                         every scenario, the run counts in scenarios.mjs
+//   node bench/run.mjs concurrent_calls   some scenarios only (names: see scenarios.mjs)
+//   node bench/run.mjs --runs=11          another run count for every scenario
+//   node bench/build.mjs --no-minify      then node --cpu-prof bench/worker.mjs ours <scenario>
+//                                         profiles our client with readable names
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +41,7 @@ const runsOverride = Number(args.find((a) => a.startsWith('--runs='))?.slice('--
 
 const started = performance.now();
 const crashes = [];
+const loadAtStart = loadAverage();
 
 function log(line = '') {
   process.stdout.write(`${line}\n`);
@@ -212,6 +219,7 @@ verdicts.push({ what: `production bundle < ${TARGETS.bundleBytes} bytes`, met: b
 if (vsix.bytes === null) verdicts.push({ what: 'VSIX size measured', met: null, value: vsix.note });
 
 const wallS = (performance.now() - started) / 1000;
+const loadAtEnd = loadAverage();
 const results = {
   scenarios,
   activation_ms: activation.ms,
@@ -220,6 +228,7 @@ const results = {
   targets: Object.fromEntries(verdicts.map((v) => [v.what, { met: v.met, value: v.value }])),
   node: process.version,
   wall_s: Math.round(wallS),
+  load_average: { start: loadAtStart, end: loadAtEnd },
 };
 writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 
@@ -230,6 +239,13 @@ for (const v of unmeasured) log(`NOT MEASURED: ${v.what}: ${v.value}`);
 if (missed.length === 0) log(unmeasured.length === 0 ? 'All targets met.' : 'Every measured target met.');
 else for (const v of missed) log(`MISSED: ${v.what} (${v.value})`);
 log(`Wrote ${RESULTS_FILE}. Bench took ${wallS.toFixed(0)} s.`);
+const cpuCount = cpuTotal();
+if (cpuCount !== null && Math.max(loadAtStart ?? 0, loadAtEnd ?? 0) > cpuCount) {
+  log(
+    `Note: the machine was busy with other work (load average ${loadAtStart} at the start, ${loadAtEnd} at the end, ${cpuCount} CPUs); ` +
+      'times are noisy, compare the runs_ms in bench-results.json or run again.',
+  );
+}
 
 if (crashes.length > 0) {
   log();
@@ -242,6 +258,22 @@ function sdkVersion() {
     return JSON.parse(readFileSync(join(ROOT, 'node_modules/@modelcontextprotocol/sdk/package.json'), 'utf8')).version;
   } catch {
     return '(unknown version)';
+  }
+}
+
+function loadAverage() {
+  try {
+    return Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]);
+  } catch {
+    return null;
+  }
+}
+
+function cpuTotal() {
+  try {
+    return readFileSync('/proc/cpuinfo', 'utf8').match(/^processor\s*:/gm)?.length ?? null;
+  } catch {
+    return null;
   }
 }
 
