@@ -155,7 +155,8 @@ for (const name of names) {
       cpu_ms: s.length ? round1(median(s.map((x) => x.cpu_ms))) : null,
     };
   }
-  scenarios[name] = { title: scenario.title, ...entry };
+  // Only the three clients here, as a checking script expects; titles go in `titles`.
+  scenarios[name] = entry;
 }
 
 function round1(n) {
@@ -182,9 +183,9 @@ for (const name of names) {
     const within = s.ours.median_ms !== null && s.ours.median_ms < TARGETS.serversMs;
     verdicts.push({ what: `50 servers running within ${TARGETS.serversMs / 1000} s`, met: within, value: fmtMs(s.ours.median_ms) });
   }
-  verdicts.push({ what: `${s.title}: ours/floor <= ${TARGETS.ratioToFloor}`, met, value: fmtX(rFloor) });
+  verdicts.push({ what: `${SCENARIOS[name].title}: ours/floor <= ${TARGETS.ratioToFloor}`, met, value: fmtX(rFloor) });
   rows.push([
-    s.title,
+    SCENARIOS[name].title,
     fmtMs(s.ours.median_ms),
     fmtMs(s.sdk.median_ms),
     fmtMs(s.floor.median_ms),
@@ -210,11 +211,11 @@ log();
 
 const activationMet = activation.ms !== null && activation.ms < TARGETS.activationMs;
 const bundleMet = bundle.bytes !== null && bundle.bytes < TARGETS.bundleBytes;
-log(`Activation (activate called -> returned): ${activation.ms === null ? 'n/a' : `${activation.ms} ms`}  [${activation.note}]  target < ${TARGETS.activationMs} ms: ${activation.ms === null ? 'NOT MEASURED' : activationMet ? 'met' : 'MISSED'}`);
+log(`Activation (activate called -> returned): ${activation.ms === null ? 'n/a' : `${activation.ms.toFixed(1)} ms`}  [${activation.note}]  target < ${TARGETS.activationMs} ms: ${activation.ms === null ? 'NOT MEASURED' : activationMet ? 'met' : 'MISSED'}`);
 log(`Production bundle: ${bundle.bytes === null ? 'n/a' : `${bundle.bytes} bytes (${(bundle.bytes / 1024).toFixed(1)} KiB)`}  [${bundle.note}]  target < ${TARGETS.bundleBytes} bytes: ${bundle.bytes === null ? 'NOT MEASURED' : bundleMet ? 'met' : 'MISSED'}`);
 log(`VSIX: ${vsix.bytes === null ? 'n/a' : `${vsix.bytes} bytes (${(vsix.bytes / 1024).toFixed(1)} KiB)`}  [${vsix.note}]`);
 // met: null when it could not be measured (the extension or its test is not there yet).
-verdicts.push({ what: `activation < ${TARGETS.activationMs} ms`, met: activation.ms === null ? null : activationMet, value: activation.ms === null ? activation.note : `${activation.ms} ms` });
+verdicts.push({ what: `activation < ${TARGETS.activationMs} ms`, met: activation.ms === null ? null : activationMet, value: activation.ms === null ? activation.note : `${activation.ms.toFixed(1)} ms` });
 verdicts.push({ what: `production bundle < ${TARGETS.bundleBytes} bytes`, met: bundle.bytes === null ? null : bundleMet, value: bundle.bytes === null ? bundle.note : `${bundle.bytes} bytes` });
 if (vsix.bytes === null) verdicts.push({ what: 'VSIX size measured', met: null, value: vsix.note });
 
@@ -222,6 +223,7 @@ const wallS = (performance.now() - started) / 1000;
 const loadAtEnd = loadAverage();
 const results = {
   scenarios,
+  titles: Object.fromEntries(names.map((n) => [n, SCENARIOS[n].title])),
   activation_ms: activation.ms,
   bundle_bytes: bundle.bytes,
   vsix_bytes: vsix.bytes,
