@@ -17,6 +17,8 @@ export interface McpHostApi {
   readonly ready: Promise<void>;
   /** This extension's log folder; VS Code writes the servers' log channels beside it. */
   readonly logDirectory: string;
+  /** This extension's global storage folder (other extensions', such as Cline's, are its siblings). */
+  readonly globalStorageDirectory: string;
 }
 
 let controller: HostController | undefined;
@@ -46,7 +48,7 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.reload());
   const activationMs = performance.now() - started;
   mainLog.info(`Activated in ${activationMs.toFixed(1)} ms`);
-  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath };
+  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath, globalStorageDirectory: context.globalStorageUri.fsPath };
 }
 
 export async function deactivate(): Promise<void> {

@@ -144,9 +144,16 @@ export class ServerConnection implements Disposable {
     if (this.launchPromise) return this.launchPromise;
     if (this.stateValue.kind === 'running') return Promise.resolve();
     this.cancelRetry();
-    this.launchPromise = this.launchOnce().finally(() => {
-      this.launchPromise = undefined;
-    });
+    this.launchPromise = this.launchOnce()
+      .catch((err: unknown) => {
+        // A bug on our side must not leave the server looking "starting" forever.
+        const launch = this.launch;
+        if (launch) this.disposeLaunch(launch);
+        this.setState({ kind: 'error', message: `Server "${this.name}" could not be started because of an internal error: ${errorMessage(err)}` });
+      })
+      .finally(() => {
+        this.launchPromise = undefined;
+      });
     return this.launchPromise;
   }
 

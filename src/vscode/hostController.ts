@@ -67,12 +67,15 @@ export class HostController implements vscode.Disposable {
     return this.reloading;
   }
 
-  channelFor(entry: { id: string; name: string }): vscode.LogOutputChannel {
-    let channel = this.channels.get(entry.id);
+  /**
+   * The log channel of a server. Keyed by the server's name, which is what the channel shows:
+   * a server that moves between sources (removed from one file, added to another) keeps its log.
+   */
+  channelFor(entry: { name: string }): vscode.LogOutputChannel {
+    let channel = this.channels.get(entry.name);
     if (!channel) {
-      const sameName = [...this.registry.servers].filter((s) => s.name === entry.name && s.id !== entry.id).length;
-      channel = vscode.window.createOutputChannel(`MCP: ${entry.name}${sameName ? ` (${sameName + 1})` : ''}`, { log: true });
-      this.channels.set(entry.id, channel);
+      channel = vscode.window.createOutputChannel(`MCP: ${entry.name}`, { log: true });
+      this.channels.set(entry.name, channel);
     }
     return channel;
   }
@@ -109,25 +112,33 @@ export class HostController implements vscode.Disposable {
       lines.push(`[${level}] ${message}`);
       if (lines.length > 500) lines.splice(0, lines.length - 500);
     };
+    // Writing a log line must never break what is being logged (e.g. a channel closed meanwhile).
+    const write = (fn: () => void) => {
+      try {
+        fn();
+      } catch {
+        // The line is still kept in `recent`.
+      }
+    };
     return {
       trace: (m) => {
-        channel.trace(m);
+        write(() => channel.trace(m));
         if (channel.logLevel === vscode.LogLevel.Trace) keep('trace', m);
       },
       debug: (m) => {
-        channel.debug(m);
+        write(() => channel.debug(m));
         keep('debug', m);
       },
       info: (m) => {
-        channel.info(m);
+        write(() => channel.info(m));
         keep('info', m);
       },
       warn: (m) => {
-        channel.warn(m);
+        write(() => channel.warn(m));
         keep('warning', m);
       },
       error: (m) => {
-        channel.error(m);
+        write(() => channel.error(m));
         keep('error', m);
       },
     };
@@ -189,10 +200,16 @@ export class HostController implements vscode.Disposable {
   }
 
   private disposeUnusedChannels(): void {
-    for (const [id, channel] of this.channels) {
-      if (!this.registry.get(id)) {
+    const names = new Set(this.registry.servers.map((s) => s.name));
+    for (const [name, channel] of this.channels) {
+      if (!names.has(name)) {
         channel.dispose();
-        this.channels.delete(id);
+        this.channels.delete(name);
+      }
+    }
+    const ids = new Set(this.registry.servers.map((s) => s.id));
+    for (const id of this.recent.keys()) {
+      if (!ids.has(id)) {
         this.recent.delete(id);
       }
     }

@@ -73,6 +73,34 @@ describe('configuration and lifecycle', function () {
     assert.match(tooltip.value, /Origin: Cursor \(\.cursor\/mcp\.json\)/);
   });
 
+  it("Claude Desktop's and Cline's files are read on request", async () => {
+    const os = await import('node:os');
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-xdg-'));
+    const previous = process.env.XDG_CONFIG_HOME;
+    // The tests run inside the extension host, so this is the environment the extension sees.
+    process.env.XDG_CONFIG_HOME = home;
+    const claudeFile = path.join(home, 'Claude', 'claude_desktop_config.json');
+    const clineFile = path.join(path.dirname(api.globalStorageDirectory), 'saoudrizwan.claude-dev', 'settings', 'cline_mcp_settings.json');
+    try {
+      fs.mkdirSync(path.dirname(claudeFile), { recursive: true });
+      fs.writeFileSync(claudeFile, JSON.stringify({ mcpServers: { 'claude-good': { command: node, args: [path.join(FIXTURES, 'good-server.mjs')] } } }));
+      fs.mkdirSync(path.dirname(clineFile), { recursive: true });
+      fs.writeFileSync(clineFile, JSON.stringify({ mcpServers: { 'cline-good': { command: node, args: [path.join(FIXTURES, 'good-server.mjs')], disabled: false, autoApprove: [] } } }));
+      await vscode.workspace.getConfiguration('mcpHost').update('otherHosts', ['cursor', 'claudeDesktop', 'cline'], vscode.ConfigurationTarget.Global);
+      const claude = await waitForState(api, 'claude-good', 'running');
+      assert.equal(claude.source.label, 'Claude Desktop');
+      assert.equal(claude.source.kind, 'import');
+      const cline = await waitForState(api, 'cline-good', 'running');
+      assert.equal(cline.source.label, 'Cline');
+    } finally {
+      if (previous === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = previous;
+      fs.rmSync(clineFile, { force: true });
+      await vscode.workspace.getConfiguration('mcpHost').update('otherHosts', ['cursor'], vscode.ConfigurationTarget.Global);
+      await waitFor(() => !api.controller.registry.findByName('claude-good') && !api.controller.registry.findByName('cline-good'), 'other hosts removed');
+    }
+  });
+
   it('a malformed file next to a good one: the error names file, line and field, in the Problems view; the others run', async () => {
     const bad = path.join(folder(), '.mcp.json');
     fs.writeFileSync(bad, '{\n  "mcpServers": {\n    "half": { "command": "node", "args": "not-an-array" },\n    "ok": { "command": ' + JSON.stringify(node) + ', "args": [' + JSON.stringify(path.join(FIXTURES, 'good-server.mjs')) + '] }\n  }\n}\n');

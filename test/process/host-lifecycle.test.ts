@@ -177,6 +177,14 @@ describe('ServerConnection (host floor, real processes)', () => {
     await c.stop();
   });
 
+  test('an internal failure during start ends in error, never stuck in "starting"', async () => {
+    const throwing = { ...recordingLogger([]), info: () => { throw new Error('log channel closed'); } };
+    const { c } = connection(stdio('good', 'good-server.mjs'), [], { logger: throwing });
+    await c.start();
+    assert.equal(c.state.kind, 'error');
+    assert.match(c.state.kind === 'error' ? c.state.message : '', /internal error: log channel closed/);
+  });
+
   test('envFile and cwd are applied', async () => {
     fs.writeFileSync(path.join(workspace, 'server.env'), '# comment\nFROM_FILE=yes\nQUOTED="a b"\n');
     const sub = fs.mkdtempSync(path.join(workspace, 'cwd-'));

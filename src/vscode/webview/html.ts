@@ -57,3 +57,32 @@ ${options.body ?? '<main id="app" aria-busy="true"></main>'}
 </body>
 </html>`;
 }
+
+/**
+ * Sets a panel's page and reloads it if its script has not said "ready" in time. In VS Code for
+ * the web (code-server, vscode.dev) a webview created right after another one was disposed can
+ * stay blank, its frame waiting for a service worker that never takes control; setting the page
+ * again (a new nonce makes it a new document) starts it. Returns the watchdog, to dispose.
+ */
+export function loadWebview(
+  panel: vscode.WebviewPanel,
+  page: { title: string; script: string },
+  isReady: () => boolean,
+  options: { retryAfterMs?: number; attempts?: number } = {},
+): vscode.Disposable {
+  const retryAfterMs = options.retryAfterMs ?? 5000;
+  let attemptsLeft = options.attempts ?? 3;
+  let timer: NodeJS.Timeout | undefined;
+  const load = () => {
+    panel.webview.html = webviewHtml(panel.webview, page);
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (isReady() || attemptsLeft-- <= 0) return;
+      load();
+    }, retryAfterMs);
+  };
+  load();
+  return new vscode.Disposable(() => {
+    if (timer) clearTimeout(timer);
+  });
+}

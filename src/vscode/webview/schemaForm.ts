@@ -4,7 +4,7 @@
 // forbids the code generation Ajv needs), and the problems are sent back to be shown at their fields.
 import * as vscode from 'vscode';
 import { compileSchema, type ValidationIssue } from './validation';
-import { webviewHtml, webviewOptions } from './html';
+import { loadWebview, webviewOptions } from './html';
 import type { FormFromWebview, FormIssue, FormSnapshot, FormToWebview, SchemaFormInit } from './protocol';
 
 export interface SchemaFormOptions {
@@ -188,6 +188,8 @@ export function showSchemaForm<T = unknown>(options: SchemaFormOptions): Promise
       }),
     );
     if (options.token) disposables.push(options.token.onCancellationRequested(() => finish({ action: 'cancel' })));
-    panel.webview.html = webviewHtml(panel.webview, { title: options.title, script: 'schemaForm.js' });
+    let started = false;
+    void ready.then(() => (started = true));
+    disposables.push(loadWebview(panel, { title: options.title, script: 'schemaForm.js' }, () => started));
   });
 }

@@ -4,7 +4,7 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { CallToolResult, ReadResourceResult } from '../../../protocol/schemas';
-import { webviewHtml, webviewOptions } from '../../webview/html';
+import { loadWebview, webviewOptions } from '../../webview/html';
 import type { ResultFromWebview, ResultSnapshot, ResultToWebview, ResultViewModel } from '../../webview/protocol';
 
 export interface ResultPayload {
@@ -56,7 +56,7 @@ class ResultPanel implements ResultViewHandle {
       }),
       this.panel.webview.onDidReceiveMessage((m: ResultFromWebview) => this.handle(m)),
     );
-    this.panel.webview.html = webviewHtml(this.panel.webview, { title, script: 'toolResult.js' });
+    this.disposables.push(loadWebview(this.panel, { title, script: 'toolResult.js' }, () => this.ready));
   }
 
   get model(): ResultViewModel | undefined {
