@@ -4,50 +4,14 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { McpHostApi } from '../../src/extension';
 import type { TreeNode } from '../../src/vscode/serverTree';
-import type { UsageTestHooks } from '../../src/vscode/services';
-import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
-import { ScriptedPerson, suggestionsFor, testHooks } from './usagePrompter';
-
-const RICH_SERVER = path.join(REPO_ROOT, 'test', 'fixtures', 'rich-server.mjs');
+import { server, waitFor } from './helpers';
+import { suggestionsFor, usageSuite } from './usagePrompter';
 
 describe('Prompts: Get Prompt in a real VS Code', function () {
   this.timeout(60_000);
-  let api: McpHostApi;
-  let hooks: UsageTestHooks;
-  let person: ScriptedPerson;
-  const config = () => vscode.workspace.getConfiguration('mcpHost');
+  const suite = usageSuite('prompts');
   const getPrompt = (arg?: unknown) => Promise.resolve(vscode.commands.executeCommand<vscode.Uri | undefined>('mcpHost.getPrompt', arg));
-
-  before(async function () {
-    this.timeout(90_000);
-    api = await activateExtension();
-    hooks = await testHooks();
-    await config().update('servers', { rich: { type: 'stdio', command: process.execPath, args: [RICH_SERVER] } }, vscode.ConfigurationTarget.Global);
-    await waitFor(() => api.controller.registry.findByName('rich'), 'the rich server to be configured');
-    for (const name of ['good', 'everything', 'rich']) {
-      const s = server(api, name);
-      if (s.state.kind !== 'running') await s.start();
-      await waitForState(api, name, 'running', 30_000);
-      await waitFor(() => server(api, name).lists.prompts.length > 0, `${name} prompts`);
-    }
-  });
-
-  beforeEach(() => {
-    person = new ScriptedPerson();
-    hooks.setPrompter(person);
-  });
-
-  afterEach(async () => {
-    hooks.setPrompter(undefined);
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    assert.deepEqual(person.problems, [], 'the scripted person had no surprises');
-  });
-
-  after(async () => {
-    await config().update('servers', undefined, vscode.ConfigurationTarget.Global);
-  });
 
   it('contributes Get Prompt… to the palette and to prompt items', async () => {
     const pkg = vscode.extensions.getExtension('mcp-host.mcp-host')!.packageJSON as {
@@ -55,24 +19,24 @@ describe('Prompts: Get Prompt in a real VS Code', function () {
     };
     assert.equal(pkg.contributes.commands.find((c) => c.command === 'mcpHost.getPrompt')?.title, 'Get Prompt…');
     assert.ok(pkg.contributes.menus['view/item/context'].some((m) => m.command === 'mcpHost.getPrompt' && m.when.includes('mcpHost.prompt')));
-    const good = server(api, 'good');
+    const good = server(suite.api, 'good');
     const node: TreeNode = { kind: 'prompt', server: good, prompt: good.lists.prompts.find((p) => p.name === 'greet')! };
-    assert.equal(api.tree.getTreeItem(node).command?.command, 'mcpHost.getPrompt', 'a click gets the prompt');
+    assert.equal(suite.api.tree.getTreeItem(node).command?.command, 'mcpHost.getPrompt', 'a click gets the prompt');
   });
 
   it('Get Prompt… asks each argument with completion suggestions and shows the messages as Markdown', async () => {
-    person.once('prompt.pick', (q) => {
+    suite.person.once('prompt.pick', (q) => {
       assert.equal(q.method, 'pick');
       const separators = q.items.filter((i) => i.kind === vscode.QuickPickItemKind.Separator).map((i) => i.label);
       assert.deepEqual(separators, ['everything', 'good', 'rich']);
       return /Greet someone/;
     });
-    person.once('prompt.arg:name', async (q) => {
+    suite.person.once('prompt.arg:name', async (q) => {
       assert.deepEqual(await suggestionsFor(q, 'Al'), ['Alice', 'Albert', 'Alfred']);
       assert.match(q.method === 'input' ? (q.options.validate?.('') ?? '') : '', /required/, 'a required argument cannot be empty');
       return 'Alice';
     });
-    person.once('prompt.arg:style', async (q) => {
+    suite.person.once('prompt.arg:style', async (q) => {
       assert.deepEqual(await suggestionsFor(q, 'f'), ['formal']);
       assert.equal(q.method === 'input' ? q.options.validate?.('') : 'x', undefined, 'an optional argument may stay empty');
       return 'formal';
@@ -91,15 +55,15 @@ describe('Prompts: Get Prompt in a real VS Code', function () {
   });
 
   it('completion context carries the earlier answers (server-everything completable-prompt, from the tree)', async () => {
-    const everything = server(api, 'everything');
+    const everything = server(suite.api, 'everything');
     const prompt = everything.lists.prompts.find((p) => p.name === 'completable-prompt')!;
     const node: TreeNode = { kind: 'prompt', server: everything, prompt };
-    const item = api.tree.getTreeItem(node);
-    person.once('prompt.arg:department', async (q) => {
+    const item = suite.api.tree.getTreeItem(node);
+    suite.person.once('prompt.arg:department', async (q) => {
       assert.deepEqual(await suggestionsFor(q, 'E'), ['Engineering']);
       return 'Engineering';
     });
-    person.once('prompt.arg:name', async (q) => {
+    suite.person.once('prompt.arg:name', async (q) => {
       assert.deepEqual(await suggestionsFor(q, ''), ['Alice', 'Bob', 'Charlie'], 'suggestions for the Engineering department');
       return 'Bob';
     });
@@ -126,10 +90,10 @@ describe('Prompts: Get Prompt in a real VS Code', function () {
   });
 
   it('an argument the server rejects is an error naming the server and the prompt', async () => {
-    person.always('prompt.error', undefined);
-    person.once('prompt.arg:style', '');
+    suite.person.always('prompt.error', undefined);
+    suite.person.once('prompt.arg:style', '');
     assert.equal(await getPrompt({ server: 'good', prompt: 'greet', arguments: { name: '' } }), undefined);
-    const [error] = person.questions('prompt.error');
+    const [error] = suite.person.questions('prompt.error');
     assert.ok(error && error.method === 'message');
     assert.equal(error.severity, 'error');
     assert.match(error.text, /"good" could not get the prompt greet: Missing required argument: name/);

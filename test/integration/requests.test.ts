@@ -5,16 +5,11 @@
 // decline, cancel) and URL mode. The servers are real (server-everything, good-server, rich-server);
 // only the person and the language model are scripted.
 import * as assert from 'node:assert/strict';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { McpHostApi } from '../../src/extension';
 import type { CallToolResult } from '../../src/protocol/schemas';
-import type { UsageTestHooks } from '../../src/vscode/services';
 import type { ToolsTestHook } from '../../src/vscode/usage/tools';
-import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
-import { KEEP, ScriptedModel, ScriptedPerson, testHooks, type Question } from './usagePrompter';
-
-const RICH_SERVER = path.join(REPO_ROOT, 'test', 'fixtures', 'rich-server.mjs');
+import { server, waitFor } from './helpers';
+import { KEEP, ScriptedModel, usageSuite, type Question } from './usagePrompter';
 
 function textOf(result: CallToolResult): string {
   return result.content.map((b) => (b.type === 'text' ? (b as unknown as { text: string }).text : '')).join('\n');
@@ -22,15 +17,15 @@ function textOf(result: CallToolResult): string {
 
 describe("The servers' own requests in a real VS Code", function () {
   this.timeout(60_000);
-  let api: McpHostApi;
-  let hooks: UsageTestHooks;
-  let person: ScriptedPerson;
   const config = () => vscode.workspace.getConfiguration('mcpHost');
+  const suite = usageSuite('tools', async () => {
+    await vscode.commands.executeCommand('mcpHost.resetSamplingConsent');
+  });
 
   /** Calls a tool; a JSON-RPC error comes back as its message, so both paths can be checked. */
   async function call(serverName: string, tool: string, args: Record<string, unknown> = {}): Promise<string> {
     try {
-      return textOf(await server(api, serverName).client!.callTool(tool, args));
+      return textOf(await server(suite.api, serverName).client!.callTool(tool, args));
     } catch (err) {
       return `error: ${err instanceof Error ? err.message : String(err)}`;
     }
@@ -41,46 +36,26 @@ describe("The servers' own requests in a real VS Code", function () {
     return JSON.parse(await call('rich', 'ask', { method, params })) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
   }
 
-  before(async function () {
-    this.timeout(90_000);
-    api = await activateExtension();
-    hooks = await testHooks();
-    await config().update('servers', { rich: { type: 'stdio', command: process.execPath, args: [RICH_SERVER] } }, vscode.ConfigurationTarget.Global);
-    await waitFor(() => api.controller.registry.findByName('rich'), 'the rich server to be configured');
-    for (const name of ['good', 'everything', 'rich']) {
-      const s = server(api, name);
-      if (s.state.kind !== 'running') await s.start();
-      await waitForState(api, name, 'running', 30_000);
-      await waitFor(() => server(api, name).lists.tools.length > 0, `${name} tools`);
-    }
-    await vscode.commands.executeCommand('mcpHost.resetSamplingConsent');
-  });
-
   beforeEach(() => {
-    person = new ScriptedPerson();
-    person.always('sampling.reset', undefined);
-    hooks.setPrompter(person);
+    suite.person.always('sampling.reset', undefined);
   });
 
-  afterEach(async () => {
-    hooks.setPrompter(undefined);
-    hooks.setSamplingModel(undefined);
-    assert.deepEqual(person.problems, [], 'the scripted person had no surprises');
+  afterEach(() => {
+    suite.hooks.setSamplingModel(undefined);
   });
 
   after(async () => {
     await vscode.commands.executeCommand('mcpHost.resetSamplingConsent');
-    await config().update('servers', undefined, vscode.ConfigurationTarget.Global);
   });
 
   it('declares roots, sampling and elicitation (form and URL) to every server', () => {
     for (const name of ['good', 'everything']) {
-      const caps = server(api, name).client!.clientCapabilities;
+      const caps = server(suite.api, name).client!.clientCapabilities;
       assert.deepEqual(caps.roots, { listChanged: true });
       assert.deepEqual(caps.sampling, {});
       assert.deepEqual(caps.elicitation, { form: {}, url: {} });
     }
-    const tools = server(api, 'everything').lists.tools.map((t) => t.name);
+    const tools = server(suite.api, 'everything').lists.tools.map((t) => t.name);
     for (const t of ['get-roots-list', 'trigger-sampling-request', 'trigger-elicitation-request', 'trigger-url-elicitation']) assert.ok(tools.includes(t), t);
   });
 
@@ -101,15 +76,15 @@ describe("The servers' own requests in a real VS Code", function () {
       const text = await call('everything', 'trigger-sampling-request', { prompt: 'Hello?', maxTokens: 10 });
       assert.match(text, /no language model available/i);
       assert.match(text, /vscode\.lm/);
-      assert.equal(person.asked.length, 0, 'no consent asked when there is nothing to use');
-      const log = api.controller.recentLog(server(api, 'everything').id).join('\n');
+      assert.equal(suite.person.asked.length, 0, 'no consent asked when there is nothing to use');
+      const log = suite.api.controller.recentLog(server(suite.api, 'everything').id).join('\n');
       assert.match(log, /no language model available/);
     });
 
     it('with consent, the request goes to the model and its answer back to the server', async () => {
       const model = new ScriptedModel((r) => `echo: ${r.messages[r.messages.length - 1].text}`);
-      hooks.setSamplingModel(model);
-      person.once('sampling.consent', (q) => {
+      suite.hooks.setSamplingModel(model);
+      suite.person.once('sampling.consent', (q) => {
         assert.ok(q.method === 'message');
         assert.equal(q.severity, 'warning');
         assert.equal(q.options.modal, true);
@@ -137,11 +112,11 @@ describe("The servers' own requests in a real VS Code", function () {
 
     it('denied: the server gets "User rejected sampling request" (-1) and the model is not called', async () => {
       const model = new ScriptedModel(() => 'never');
-      hooks.setSamplingModel(model);
-      person.once('sampling.consent', 'Deny');
+      suite.hooks.setSamplingModel(model);
+      suite.person.once('sampling.consent', 'Deny');
       const answer = await ask('sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 });
       assert.deepEqual(answer.error, { code: -1, message: 'User rejected sampling request' });
-      person.once('sampling.consent', undefined);
+      suite.person.once('sampling.consent', undefined);
       const dismissed = await ask('sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 });
       assert.equal(dismissed.error?.code, -1, 'closing the dialog denies too');
       assert.equal(model.requests.length, 0);
@@ -149,26 +124,26 @@ describe("The servers' own requests in a real VS Code", function () {
 
     it('"Always Allow" is remembered per server until Reset Sampling Consent', async () => {
       const model = new ScriptedModel(() => 'ok');
-      hooks.setSamplingModel(model);
+      suite.hooks.setSamplingModel(model);
       const request = { messages: [{ role: 'user', content: [{ type: 'text', text: 'one' }, { type: 'image', data: 'AAAA', mimeType: 'image/png' }] }], maxTokens: 5, modelPreferences: { hints: [{ name: 'claude' }] } };
-      person.once('sampling.consent', 'Always Allow');
+      suite.person.once('sampling.consent', 'Always Allow');
       assert.equal((await ask('sampling/createMessage', request)).result?.model, 'test-model-1');
       assert.equal((await ask('sampling/createMessage', request)).result?.model, 'test-model-1');
-      assert.equal(person.questions('sampling.consent').length, 1, 'asked once for rich-server');
+      assert.equal(suite.person.questions('sampling.consent').length, 1, 'asked once for rich-server');
       assert.match(model.requests[0].messages[0].text, /^one\n\[image image\/png, 3 bytes/);
       assert.deepEqual(model.requests[0].hints, ['claude']);
       // Another server is still asked.
-      person.once('sampling.consent', 'Deny');
+      suite.person.once('sampling.consent', 'Deny');
       assert.match(await call('everything', 'trigger-sampling-request', { prompt: 'x', maxTokens: 5 }), /User rejected sampling request/);
       const forgotten = await vscode.commands.executeCommand<string[]>('mcpHost.resetSamplingConsent');
       assert.deepEqual(forgotten, ['rich']);
-      person.once('sampling.consent', 'Deny');
+      suite.person.once('sampling.consent', 'Deny');
       assert.equal((await ask('sampling/createMessage', request)).error?.code, -1, 'asked again after the reset');
-      assert.equal(person.questions('sampling.consent').length, 3);
+      assert.equal(suite.person.questions('sampling.consent').length, 3);
     });
 
     it('a malformed request is -32602', async () => {
-      hooks.setSamplingModel(new ScriptedModel(() => 'x'));
+      suite.hooks.setSamplingModel(new ScriptedModel(() => 'x'));
       const answer = await ask('sampling/createMessage', { maxTokens: 5 });
       assert.equal(answer.error?.code, -32602);
       assert.match(answer.error?.message ?? '', /messages/);
@@ -178,64 +153,64 @@ describe("The servers' own requests in a real VS Code", function () {
   describe('elicitation', () => {
     /** Answers server-everything's form: every field type, some defaults kept, one field changed in the review. */
     function answerEverythingForm(): void {
-      person.once('elicitation.start', (q) => {
+      suite.person.once('elicitation.start', (q) => {
         assert.ok(q.method === 'pick');
         assert.match(q.options.title ?? '', /"everything"/, 'the server is named');
         assert.equal(q.options.placeHolder, 'Please provide inputs for the following fields:');
         return /Answer/;
       });
-      person.once('elicitation.field:name', (q) => {
+      suite.person.once('elicitation.field:name', (q) => {
         assert.ok(q.method === 'input');
         assert.match(q.options.validate?.('') ?? '', /required/);
         return 'Ada Lovelace';
       });
-      person.once('elicitation.field:check', 'Yes');
-      person.once('elicitation.field:firstLine', (q) => {
+      suite.person.once('elicitation.field:check', 'Yes');
+      suite.person.once('elicitation.field:firstLine', (q) => {
         assert.ok(q.method === 'input');
         assert.equal(q.options.value, 'It was a dark and stormy night.', 'the default is filled in');
         return KEEP;
       });
-      person.once('elicitation.field:email', (q) => {
+      suite.person.once('elicitation.field:email', (q) => {
         assert.ok(q.method === 'input');
         assert.match(q.options.validate?.('not-an-email') ?? '', /email/);
         return 'ada@example.com';
       });
-      person.once('elicitation.field:homepage', (q) => {
+      suite.person.once('elicitation.field:homepage', (q) => {
         assert.ok(q.method === 'input');
         assert.ok(q.options.validate?.('no uri'), 'a URI is checked');
         return 'https://ada.example.com/';
       });
-      person.once('elicitation.field:birthdate', (q) => {
+      suite.person.once('elicitation.field:birthdate', (q) => {
         assert.ok(q.method === 'input');
         assert.ok(q.options.validate?.('10/12/1815'), 'a date is checked');
         return '1815-12-10';
       });
-      person.once('elicitation.field:integer', (q) => {
+      suite.person.once('elicitation.field:integer', (q) => {
         assert.ok(q.method === 'input');
         assert.equal(q.options.value, '42');
         assert.match(q.options.validate?.('4.5') ?? '', /whole/);
         assert.match(q.options.validate?.('101') ?? '', /At most 100/);
         return KEEP;
       });
-      person.once('elicitation.field:number', (q) => {
+      suite.person.once('elicitation.field:number', (q) => {
         assert.ok(q.method === 'input');
         assert.equal(q.options.value, '3.14');
         return KEEP;
       });
-      person.once('elicitation.field:untitledSingleSelectEnum', (q) => {
+      suite.person.once('elicitation.field:untitledSingleSelectEnum', (q) => {
         assert.ok(q.method === 'pick');
         assert.equal(q.options.active?.label, 'Monica', 'the default is the active item');
         return q.options.active;
       });
-      person.once('elicitation.field:untitledMultipleSelectEnum', (q) => {
+      suite.person.once('elicitation.field:untitledMultipleSelectEnum', (q) => {
         assert.ok(q.method === 'pickMany');
         assert.deepEqual(q.options.selected?.map((i) => i.label), ['Guitar']);
         return 'keep';
       });
-      person.once('elicitation.field:titledSingleSelectEnum', 'Wonder Woman');
-      person.once('elicitation.field:titledMultipleSelectEnum', ['Tuna', 'Trout']);
-      person.once('elicitation.field:legacyTitledEnum', 'Dogs');
-      person.once('elicitation.review', (q) => {
+      suite.person.once('elicitation.field:titledSingleSelectEnum', 'Wonder Woman');
+      suite.person.once('elicitation.field:titledMultipleSelectEnum', ['Tuna', 'Trout']);
+      suite.person.once('elicitation.field:legacyTitledEnum', 'Dogs');
+      suite.person.once('elicitation.review', (q) => {
         assert.ok(q.method === 'pick');
         const shown = Object.fromEntries(q.items.map((i) => [i.label, i.description]));
         assert.equal(shown['String *'], 'Ada Lovelace');
@@ -243,8 +218,8 @@ describe("The servers' own requests in a real VS Code", function () {
         assert.equal(shown['Titled Multiple Select Enum'], 'Tuna, Trout');
         return 'Integer';
       });
-      person.once('elicitation.field:integer', '7');
-      person.once('elicitation.review', /Send/);
+      suite.person.once('elicitation.field:integer', '7');
+      suite.person.once('elicitation.review', /Send/);
     }
 
     it('form mode: every field type in quick inputs, defaults applied, reviewed and accepted', async () => {
@@ -271,7 +246,7 @@ describe("The servers' own requests in a real VS Code", function () {
         titledMultipleSelectEnum: ['fish-1', 'fish-3'],
         legacyTitledEnum: 'pet-2',
       });
-      const log = api.controller.recentLog(server(api, 'everything').id).join('\n');
+      const log = suite.api.controller.recentLog(server(suite.api, 'everything').id).join('\n');
       assert.match(log, /Elicitation \(form\): the user chose accept/);
     });
 
@@ -301,26 +276,26 @@ describe("The servers' own requests in a real VS Code", function () {
         await again.ready;
         await again.press('decline');
         assert.match(await declined, /❌ User declined to provide the requested information\./);
-        assert.equal(person.asked.length, 0, 'no quick input in this mode');
+        assert.equal(suite.person.asked.length, 0, 'no quick input in this mode');
       } finally {
         await config().update('elicitation.form', undefined, vscode.ConfigurationTarget.Global);
       }
     });
 
     it('form mode: decline and cancel', async () => {
-      person.once('elicitation.start', /Decline/);
+      suite.person.once('elicitation.start', /Decline/);
       assert.match(await call('everything', 'trigger-elicitation-request'), /❌ User declined to provide the requested information\./);
-      person.once('elicitation.start', undefined);
+      suite.person.once('elicitation.start', undefined);
       assert.match(await call('everything', 'trigger-elicitation-request'), /⚠️ User cancelled the elicitation dialog\./);
       // Escape half-way through the fields cancels too; declining from the review is a decline.
-      person.once('elicitation.start', /Answer/);
-      person.once('elicitation.field:name', undefined);
+      suite.person.once('elicitation.start', /Answer/);
+      suite.person.once('elicitation.field:name', undefined);
       assert.match(await call('everything', 'trigger-elicitation-request'), /⚠️ User cancelled/);
-      person.once('elicitation.start', /Answer/);
-      person.always('elicitation.field:*', (q: Question) => (q.method === 'input' ? (q.options.value || 'x@example.com') : q.method === 'pickMany' ? 'keep' : q.method === 'pick' ? q.items[0] : undefined));
-      person.once('elicitation.field:birthdate', '2000-01-01');
-      person.once('elicitation.field:homepage', 'https://x.example/');
-      person.once('elicitation.review', /Decline/);
+      suite.person.once('elicitation.start', /Answer/);
+      suite.person.always('elicitation.field:*', (q: Question) => (q.method === 'input' ? (q.options.value || 'x@example.com') : q.method === 'pickMany' ? 'keep' : q.method === 'pick' ? q.items[0] : undefined));
+      suite.person.once('elicitation.field:birthdate', '2000-01-01');
+      suite.person.once('elicitation.field:homepage', 'https://x.example/');
+      suite.person.once('elicitation.review', /Decline/);
       assert.match(await call('everything', 'trigger-elicitation-request'), /❌ User declined/);
     });
 
@@ -336,31 +311,31 @@ describe("The servers' own requests in a real VS Code", function () {
         },
         required: ['tags', 'size'],
       };
-      person.once('elicitation.start', /Answer/);
-      person.once('elicitation.field:tags', ['a']);
-      person.once('elicitation.field:tags', (q) => {
+      suite.person.once('elicitation.start', /Answer/);
+      suite.person.once('elicitation.field:tags', ['a']);
+      suite.person.once('elicitation.field:tags', (q) => {
         assert.ok(q.method === 'pickMany');
         assert.match(q.options.placeHolder ?? '', /Choose at least 2/);
         return ['a', 'c'];
       });
-      person.once('elicitation.field:when', (q) => {
+      suite.person.once('elicitation.field:when', (q) => {
         assert.ok(q.method === 'input');
         assert.ok(q.options.validate?.('2024-13-01T00:00:00Z'), 'month 13 refused');
         assert.equal(q.options.validate?.('2024-02-29T10:30:00+02:00'), undefined);
         return '';
       });
-      person.once('elicitation.field:ok', (q) => {
+      suite.person.once('elicitation.field:ok', (q) => {
         assert.ok(q.method === 'pick');
         assert.equal(q.options.active?.label, 'Yes');
         return /No answer/;
       });
-      person.once('elicitation.field:note', (q) => {
+      suite.person.once('elicitation.field:note', (q) => {
         assert.ok(q.method === 'input');
         assert.match(q.options.validate?.('toolong') ?? '', /At most 5/);
         return 'hi';
       });
-      person.once('elicitation.field:size', '2');
-      person.once('elicitation.review', /Send/);
+      suite.person.once('elicitation.field:size', '2');
+      suite.person.once('elicitation.review', /Send/);
       const answer = await ask('elicitation/create', { message: 'Tell me', requestedSchema });
       assert.deepEqual(answer.result, { action: 'accept', content: { tags: ['a', 'c'], note: 'hi', size: 2 } });
     });
@@ -371,11 +346,11 @@ describe("The servers' own requests in a real VS Code", function () {
       assert.match(nested.error?.message ?? '', /property "o"/);
       assert.equal((await ask('elicitation/create', { mode: 'telepathy', message: 'x' })).error?.code, -32602);
       assert.equal((await ask('elicitation/create', { mode: 'url', message: 'x', url: 'javascript:alert(1)', elicitationId: '1' })).error?.code, -32602);
-      assert.equal(person.asked.length, 0);
+      assert.equal(suite.person.asked.length, 0);
     });
 
     it('URL mode: the full URL and its domain are shown, and it opens only after the person agrees', async () => {
-      person.once('elicitation.url', (q) => {
+      suite.person.once('elicitation.url', (q) => {
         assert.ok(q.method === 'message');
         assert.equal(q.options.modal, true);
         assert.match(q.text, /"everything" asks you to open a page on example\.com/);
@@ -384,22 +359,22 @@ describe("The servers' own requests in a real VS Code", function () {
         assert.deepEqual(q.buttons, ['Open', 'Decline']);
         return 'Open';
       });
-      person.once('openExternal', undefined);
+      suite.person.once('openExternal', undefined);
       const text = await call('everything', 'trigger-url-elicitation', { url: 'https://example.com/connect?x=1', message: 'Connect your account' });
       assert.match(text, /✅ User completed the URL elicitation flow/);
-      const opened = person.questions('openExternal')[0];
+      const opened = suite.person.questions('openExternal')[0];
       assert.ok(opened && opened.method === 'openExternal');
       assert.equal(opened.uri.toString(true), 'https://example.com/connect?x=1');
 
-      person.once('elicitation.url', (q) => {
+      suite.person.once('elicitation.url', (q) => {
         assert.ok(q.method === 'message');
         assert.match(q.options.detail ?? '', /Punycode/);
         return 'Decline';
       });
       assert.match(await call('everything', 'trigger-url-elicitation', { url: 'https://xn--pple-43d.example/' }), /❌ User declined to open the URL/);
-      person.once('elicitation.url', undefined);
+      suite.person.once('elicitation.url', undefined);
       assert.match(await call('everything', 'trigger-url-elicitation', { url: 'https://example.com/' }), /⚠️ User cancelled the URL elicitation/);
-      assert.equal(person.questions('openExternal').length, 1, 'opened only once, when agreed');
+      assert.equal(suite.person.questions('openExternal').length, 1, 'opened only once, when agreed');
     });
   });
 });

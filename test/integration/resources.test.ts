@@ -5,14 +5,11 @@
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { McpHostApi } from '../../src/extension';
 import type { TreeNode } from '../../src/vscode/serverTree';
 import { parseResourceDocumentUri, resourceDocumentUri } from '../../src/vscode/usage/resources/resourceUri';
-import type { UsageTestHooks } from '../../src/vscode/services';
-import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
-import { ScriptedPerson, suggestionsFor, testHooks } from './usagePrompter';
+import { server, waitFor, waitForState } from './helpers';
+import { suggestionsFor, usageSuite } from './usagePrompter';
 
-const RICH_SERVER = path.join(REPO_ROOT, 'test', 'fixtures', 'rich-server.mjs');
 const PIXEL_PNG_BASE64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const WEIRD = 'mem://rich/dir%20x/a b?q=1&r=/x#frag';
 
@@ -50,41 +47,8 @@ async function eventually<T>(probe: () => Promise<T | undefined | false>, what: 
 
 describe('Resources: documents, templates and subscriptions in a real VS Code', function () {
   this.timeout(60_000);
-  let api: McpHostApi;
-  let hooks: UsageTestHooks;
-  let person: ScriptedPerson;
-  const config = () => vscode.workspace.getConfiguration('mcpHost');
-
+  const suite = usageSuite('resources');
   const read = (arg?: unknown) => Promise.resolve(vscode.commands.executeCommand<vscode.Uri | undefined>('mcpHost.readResource', arg));
-
-  before(async function () {
-    this.timeout(90_000);
-    api = await activateExtension();
-    hooks = await testHooks();
-    await config().update('servers', { rich: { type: 'stdio', command: process.execPath, args: [RICH_SERVER] } }, vscode.ConfigurationTarget.Global);
-    await waitFor(() => api.controller.registry.findByName('rich'), 'the rich server to be configured');
-    for (const name of ['good', 'everything', 'rich']) {
-      const s = server(api, name);
-      if (s.state.kind !== 'running') await s.start();
-      await waitForState(api, name, 'running', 30_000);
-      await waitFor(() => server(api, name).lists.resources.length > 0, `${name} resources`);
-    }
-  });
-
-  beforeEach(() => {
-    person = new ScriptedPerson();
-    hooks.setPrompter(person);
-  });
-
-  afterEach(async () => {
-    hooks.setPrompter(undefined);
-    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    assert.deepEqual(person.problems, [], 'the scripted person had no surprises');
-  });
-
-  after(async () => {
-    await config().update('servers', undefined, vscode.ConfigurationTarget.Global);
-  });
 
   it('contributes Read Resource…, Copy URI and the tree menus', async () => {
     const pkg = vscode.extensions.getExtension('mcp-host.mcp-host')!.packageJSON as {
@@ -127,10 +91,10 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
   });
 
   it('clicking a text resource in the tree opens it read-only, with the language of its MIME type', async () => {
-    const goodNode = api.tree.getChildren().find((n) => n.kind === 'server' && n.server.name === 'good')!;
-    const category = api.tree.getChildren(goodNode).find((c) => labelOf(api.tree.getTreeItem(c)) === 'Resources')!;
-    const node = api.tree.getChildren(category).find((n): n is Extract<TreeNode, { kind: 'resource' }> => n.kind === 'resource' && n.resource.uri === 'mem://good/hello.txt')!;
-    const item = api.tree.getTreeItem(node);
+    const goodNode = suite.api.tree.getChildren().find((n) => n.kind === 'server' && n.server.name === 'good')!;
+    const category = suite.api.tree.getChildren(goodNode).find((c) => labelOf(suite.api.tree.getTreeItem(c)) === 'Resources')!;
+    const node = suite.api.tree.getChildren(category).find((n): n is Extract<TreeNode, { kind: 'resource' }> => n.kind === 'resource' && n.resource.uri === 'mem://good/hello.txt')!;
+    const item = suite.api.tree.getTreeItem(node);
     assert.equal(item.command?.command, 'mcpHost.readResource', 'a click reads the resource');
     const uri = await Promise.resolve(vscode.commands.executeCommand<vscode.Uri>(item.command!.command, ...(item.command!.arguments ?? [])));
     assert.equal(uri.scheme, 'mcp-host-resource');
@@ -142,11 +106,11 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
     const stat = await vscode.workspace.fs.stat(uri);
     assert.equal((stat.permissions ?? 0) & vscode.FilePermission.Readonly, vscode.FilePermission.Readonly);
 
-    const md = server(api, 'everything').lists.resources.find((r) => r.mimeType === 'text/markdown')!;
+    const md = server(suite.api, 'everything').lists.resources.find((r) => r.mimeType === 'text/markdown')!;
     const mdUri = (await read({ server: 'everything', uri: md.uri }))!;
     const mdDoc = await waitFor(() => vscode.workspace.textDocuments.find((d) => d.uri.toString() === mdUri.toString()), 'the markdown document');
     assert.equal(mdDoc.languageId, 'markdown');
-    const served = await server(api, 'everything').client!.readResource(md.uri);
+    const served = await server(suite.api, 'everything').client!.readResource(md.uri);
     assert.equal(mdDoc.getText(), (served.contents[0] as { text: string }).text);
 
     const jsonUri = (await read({ server: 'rich', uri: 'mem://rich/config.json' }))!;
@@ -182,7 +146,7 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
   });
 
   it('Read Resource… offers every server’s resources and templates; a template is filled with completion', async () => {
-    person.once('resource.pick', (q) => {
+    suite.person.once('resource.pick', (q) => {
       assert.equal(q.method, 'pick');
       const separators = q.items.filter((i) => i.kind === vscode.QuickPickItemKind.Separator).map((i) => i.label);
       assert.deepEqual(separators, ['everything', 'good', 'rich']);
@@ -190,7 +154,7 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
       assert.ok(q.items.some((i) => i.description === 'demo://resource/dynamic/text/{resourceId}'), 'templates listed');
       return /^mem:\/\/good\/greeting\/\{name\}$/;
     });
-    person.once('template.var:name', async (q) => {
+    suite.person.once('template.var:name', async (q) => {
       assert.deepEqual(await suggestionsFor(q, 'Al'), ['Alice', 'Albert', 'Alfred']);
       assert.deepEqual(await suggestionsFor(q, 'Z'), ['Zoë']);
       return 'Alfred';
@@ -202,11 +166,11 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
     assert.equal(tabFor(uri)?.label, 'Alfred.txt');
 
     // server-everything's template, from its tree item: its completion echoes a valid id.
-    const everything = server(api, 'everything');
+    const everything = server(suite.api, 'everything');
     const template = everything.lists.resourceTemplates.find((t) => t.uriTemplate === 'demo://resource/dynamic/text/{resourceId}')!;
     const node: TreeNode = { kind: 'resourceTemplate', server: everything, template };
-    assert.equal(api.tree.getTreeItem(node).command?.command, 'mcpHost.readResource');
-    person.once('template.var:resourceId', async (q) => {
+    assert.equal(suite.api.tree.getTreeItem(node).command?.command, 'mcpHost.readResource');
+    suite.person.once('template.var:resourceId', async (q) => {
       assert.deepEqual(await suggestionsFor(q, '3'), ['3']);
       assert.deepEqual(await suggestionsFor(q, 'x'), []);
       return '3';
@@ -216,12 +180,12 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
   });
 
   it('templates of every RFC 6570 form expand; a server without completions gets no suggestions', async () => {
-    person.once('template.var:q', async (q) => {
+    suite.person.once('template.var:q', async (q) => {
       assert.equal(await suggestionsFor(q, 'a'), undefined, 'rich-server has no completions capability');
       assert.match(q.method === 'input' ? (q.options.prompt ?? '') : '', /query parameter/);
       return 'a b';
     });
-    person.once('template.var:lang', '');
+    suite.person.once('template.var:lang', '');
     const search = (await read({ server: 'rich', uriTemplate: 'mem://rich/search{?q,lang}' }))!;
     assert.equal(parseResourceDocumentUri(search)?.resourceUri, 'mem://rich/search?q=a%20b');
     assert.equal((await vscode.workspace.openTextDocument(search)).getText(), 'You asked for mem://rich/search?q=a%20b');
@@ -236,7 +200,7 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
     await read({ server: 'rich', uri: 'mem://rich/config.json' });
     assert.deepEqual(await subscriptions('rich'), []);
 
-    const good = server(api, 'good');
+    const good = server(suite.api, 'good');
     const uri = (await read({ server: 'good', uri: 'mem://good/hello.txt' }))!;
     const doc = await vscode.workspace.openTextDocument(uri);
     await eventually(async () => (await subscriptions('good')).includes('mem://good/hello.txt'), 'the subscription');
@@ -257,17 +221,17 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
     const uri = (await read({ server: 'good', uri: 'mem://good/hello.txt' }))!;
     const doc = await vscode.workspace.openTextDocument(uri);
     await eventually(async () => (await subscriptions('good')).includes('mem://good/hello.txt'), 'the subscription');
-    await server(api, 'good').restart();
-    await waitForState(api, 'good', 'running', 30_000);
+    await server(suite.api, 'good').restart();
+    await waitForState(suite.api, 'good', 'running', 30_000);
     await eventually(async () => (await subscriptions('good')).includes('mem://good/hello.txt'), 'the subscription after the restart');
     // A new process has never been touched: the document shows the first text again.
     await waitFor(() => doc.getText() === 'Hello, world!', 'the refreshed document', 15_000);
-    const touched = await server(api, 'good').client!.callTool('touch', { uri: 'mem://good/hello.txt' });
+    const touched = await server(suite.api, 'good').client!.callTool('touch', { uri: 'mem://good/hello.txt' });
     assert.equal(textOf(touched), 'notified mem://good/hello.txt');
   });
 
   it('Copy URI copies the resource URI (tree item, template, or the active resource document)', async () => {
-    const good = server(api, 'good');
+    const good = server(suite.api, 'good');
     const resource = good.lists.resources.find((r) => r.uri === 'mem://good/hello.txt')!;
     const copied = await vscode.commands.executeCommand<string>('mcpHost.copyResourceUri', { kind: 'resource', server: good, resource } satisfies TreeNode);
     assert.equal(copied, 'mem://good/hello.txt');
@@ -280,12 +244,12 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
   });
 
   it('a resource that cannot be read is an error naming the server and the URI', async () => {
-    person.always('resource.error', undefined);
+    suite.person.always('resource.error', undefined);
     assert.equal(await read({ server: 'good', uri: 'mem://good/nope' }), undefined);
-    const [error] = person.questions('resource.error');
+    const [error] = suite.person.questions('resource.error');
     assert.ok(error && error.method === 'message');
     assert.match(error.text, /"good" could not read mem:\/\/good\/nope: .*not found/i);
     assert.equal(await read({ server: 'no-such-server', uri: 'mem://x' }), undefined);
-    assert.match((person.questions('resource.error')[1] as { text: string }).text, /no server named "no-such-server"/);
+    assert.match((suite.person.questions('resource.error')[1] as { text: string }).text, /no server named "no-such-server"/);
   });
 });

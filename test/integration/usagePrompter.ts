@@ -1,7 +1,11 @@
 // A person, scripted: answers the questions of the resources/prompts/requests features through
 // the UsagePrompter test hook, records every question, and checks its own answers the way the
 // real quick input would (an answer the input box would refuse fails the test).
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
+import type { McpHostApi } from '../../src/extension';
+import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
 import type {
   InputOptions,
   MessageOptions,
@@ -142,4 +146,62 @@ export async function testHooks(): Promise<UsageTestHooks> {
   const hooks = await vscode.commands.executeCommand<UsageTestHooks>('mcpHost.internal.testHooks');
   if (!hooks) throw new Error('mcpHost.internal.testHooks is not registered (is the extension in test mode?)');
   return hooks;
+}
+
+/** What a usage suite's tests use; valid inside its tests (set by the suite's hooks). */
+export interface UsageSuite {
+  readonly api: McpHostApi;
+  readonly hooks: UsageTestHooks;
+  /** A fresh scripted person for each test; its surprises fail the test. */
+  readonly person: ScriptedPerson;
+}
+
+export const RICH_SERVER = path.join(REPO_ROOT, 'test', 'fixtures', 'rich-server.mjs');
+
+/**
+ * The shared set-up of the usage suites: good, everything and rich-server (a user-level server)
+ * running with their `list` loaded; a new scripted person before each test, the real UI and no
+ * open editors after it.
+ */
+export function usageSuite(list: 'tools' | 'resources' | 'prompts', extraSetup?: (suite: UsageSuite) => Promise<void>): UsageSuite {
+  const state: { api?: McpHostApi; hooks?: UsageTestHooks; person?: ScriptedPerson } = {};
+  const suite: UsageSuite = {
+    get api() {
+      return state.api!;
+    },
+    get hooks() {
+      return state.hooks!;
+    },
+    get person() {
+      return state.person!;
+    },
+  };
+  const config = () => vscode.workspace.getConfiguration('mcpHost');
+  before(async function () {
+    this.timeout(90_000);
+    state.api = await activateExtension();
+    state.hooks = await testHooks();
+    await config().update('servers', { rich: { type: 'stdio', command: process.execPath, args: [RICH_SERVER] } }, vscode.ConfigurationTarget.Global);
+    await waitFor(() => state.api!.controller.registry.findByName('rich'), 'the rich server to be configured');
+    for (const name of ['good', 'everything', 'rich']) {
+      const s = server(state.api, name);
+      if (s.state.kind !== 'running') await s.start();
+      await waitForState(state.api, name, 'running', 30_000);
+      await waitFor(() => server(state.api!, name).lists[list].length > 0, `${name} ${list}`);
+    }
+    await extraSetup?.(suite);
+  });
+  beforeEach(() => {
+    state.person = new ScriptedPerson();
+    state.hooks!.setPrompter(state.person);
+  });
+  afterEach(async () => {
+    state.hooks!.setPrompter(undefined);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    assert.deepEqual(state.person!.problems, [], 'the scripted person had no surprises');
+  });
+  after(async () => {
+    await config().update('servers', undefined, vscode.ConfigurationTarget.Global);
+  });
+  return suite;
 }
