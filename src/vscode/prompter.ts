@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { runQuickInput } from './quickInput';
 
 /**
  * Every question MCP Host asks a person while using a server (which resource, a template
@@ -80,110 +81,68 @@ export interface MessageOptions {
 /** The real VS Code UI. */
 export class VsCodePrompter implements UsagePrompter {
   pick<T extends PickItem>(items: readonly T[], options: PickOptions<T>): Promise<T | undefined> {
-    return new Promise<T | undefined>((resolve) => {
-      const qp = vscode.window.createQuickPick<T>();
-      const disposables: vscode.Disposable[] = [qp];
-      let settled = false;
-      const finish = (value: T | undefined) => {
-        if (settled) return;
-        settled = true;
-        for (const d of disposables) d.dispose();
-        resolve(value);
-      };
-      qp.title = options.title;
-      qp.placeholder = options.placeHolder;
-      qp.ignoreFocusOut = options.ignoreFocusOut ?? false;
-      qp.matchOnDescription = options.matchOnDescription ?? false;
-      qp.matchOnDetail = options.matchOnDetail ?? false;
-      qp.items = items;
-      if (options.active) qp.activeItems = [options.active];
-      disposables.push(
-        qp.onDidAccept(() => finish(qp.selectedItems[0] ?? qp.activeItems[0])),
-        qp.onDidHide(() => finish(undefined)),
-        onAbort(options.signal, () => finish(undefined)),
-      );
-      qp.show();
-    });
+    const qp = vscode.window.createQuickPick<T>();
+    qp.title = options.title;
+    qp.placeholder = options.placeHolder;
+    qp.ignoreFocusOut = options.ignoreFocusOut ?? false;
+    qp.matchOnDescription = options.matchOnDescription ?? false;
+    qp.matchOnDetail = options.matchOnDetail ?? false;
+    qp.items = items;
+    if (options.active) qp.activeItems = [options.active];
+    return runQuickInput<T | undefined>(qp, ({ finish }) => [
+      qp.onDidAccept(() => finish(qp.selectedItems[0] ?? qp.activeItems[0])),
+      qp.onDidHide(() => finish(undefined)),
+      onAbort(options.signal, () => finish(undefined)),
+    ]);
   }
 
   pickMany<T extends PickItem>(items: readonly T[], options: PickManyOptions<T>): Promise<readonly T[] | undefined> {
-    return new Promise<readonly T[] | undefined>((resolve) => {
-      const qp = vscode.window.createQuickPick<T>();
-      const disposables: vscode.Disposable[] = [qp];
-      let settled = false;
-      const finish = (value: readonly T[] | undefined) => {
-        if (settled) return;
-        settled = true;
-        for (const d of disposables) d.dispose();
-        resolve(value);
-      };
-      qp.title = options.title;
-      qp.placeholder = options.placeHolder;
-      qp.ignoreFocusOut = options.ignoreFocusOut ?? false;
-      qp.canSelectMany = true;
-      qp.items = items;
-      if (options.selected) qp.selectedItems = options.selected;
-      disposables.push(
-        qp.onDidAccept(() => finish([...qp.selectedItems])),
-        qp.onDidHide(() => finish(undefined)),
-        onAbort(options.signal, () => finish(undefined)),
-      );
-      qp.show();
-    });
+    const qp = vscode.window.createQuickPick<T>();
+    qp.title = options.title;
+    qp.placeholder = options.placeHolder;
+    qp.ignoreFocusOut = options.ignoreFocusOut ?? false;
+    qp.canSelectMany = true;
+    qp.items = items;
+    if (options.selected) qp.selectedItems = options.selected;
+    return runQuickInput<readonly T[] | undefined>(qp, ({ finish }) => [
+      qp.onDidAccept(() => finish([...qp.selectedItems])),
+      qp.onDidHide(() => finish(undefined)),
+      onAbort(options.signal, () => finish(undefined)),
+    ]);
   }
 
   input(options: InputOptions): Promise<string | undefined> {
-    return new Promise<string | undefined>((resolve) => {
-      const box = vscode.window.createInputBox();
-      const disposables: vscode.Disposable[] = [box];
-      let settled = false;
-      const finish = (value: string | undefined) => {
-        if (settled) return;
-        settled = true;
-        for (const d of disposables) d.dispose();
-        resolve(value);
-      };
-      box.title = options.title;
-      box.prompt = options.prompt;
-      box.placeholder = options.placeHolder;
-      box.value = options.value ?? '';
-      box.password = options.password ?? false;
-      box.ignoreFocusOut = options.ignoreFocusOut ?? false;
-      const check = () => {
-        box.validationMessage = options.validate?.(box.value);
-        return box.validationMessage === undefined;
-      };
-      disposables.push(
-        box.onDidChangeValue(() => void check()),
-        box.onDidAccept(() => {
-          if (check()) finish(box.value);
-        }),
-        box.onDidHide(() => finish(undefined)),
-        onAbort(options.signal, () => finish(undefined)),
-      );
-      box.show();
-    });
+    const box = vscode.window.createInputBox();
+    box.title = options.title;
+    box.prompt = options.prompt;
+    box.placeholder = options.placeHolder;
+    box.value = options.value ?? '';
+    box.password = options.password ?? false;
+    box.ignoreFocusOut = options.ignoreFocusOut ?? false;
+    const check = () => {
+      box.validationMessage = options.validate?.(box.value);
+      return box.validationMessage === undefined;
+    };
+    return runQuickInput<string | undefined>(box, ({ finish }) => [
+      box.onDidChangeValue(() => void check()),
+      box.onDidAccept(() => {
+        if (check()) finish(box.value);
+      }),
+      box.onDidHide(() => finish(undefined)),
+      onAbort(options.signal, () => finish(undefined)),
+    ]);
   }
 
   inputWithSuggestions(options: SuggestInputOptions): Promise<string | undefined> {
     const suggest = options.suggest;
     if (!suggest) return this.input(options);
-    return new Promise<string | undefined>((resolve) => {
-      type Item = vscode.QuickPickItem & { text: string };
-      const qp = vscode.window.createQuickPick<Item>();
-      const disposables: vscode.Disposable[] = [qp];
-      let settled = false;
+    type Item = vscode.QuickPickItem & { text: string };
+    const qp = vscode.window.createQuickPick<Item>();
+    return runQuickInput<string | undefined>(qp, (session) => {
+      const { finish } = session;
       let inflight: AbortController | undefined;
       let timer: NodeJS.Timeout | undefined;
       let suggestions: readonly string[] = [];
-      const finish = (value: string | undefined) => {
-        if (settled) return;
-        settled = true;
-        inflight?.abort();
-        if (timer) clearTimeout(timer);
-        for (const d of disposables) d.dispose();
-        resolve(value);
-      };
       // Items keep their identity from one render to the next (a click that lands while the
       // suggestions are refreshed must still pick what was clicked), and the active one stays active.
       const cache = new Map<string, Item>();
@@ -218,13 +177,13 @@ export class VsCodePrompter implements UsagePrompter {
         qp.busy = true;
         void suggest(qp.value, controller.signal).then(
           (values) => {
-            if (controller.signal.aborted || settled) return;
+            if (controller.signal.aborted || session.done) return;
             suggestions = values;
             qp.busy = false;
             render();
           },
           () => {
-            if (controller.signal.aborted || settled) return;
+            if (controller.signal.aborted || session.done) return;
             qp.busy = false;
           },
         );
@@ -234,7 +193,15 @@ export class VsCodePrompter implements UsagePrompter {
       qp.ignoreFocusOut = options.ignoreFocusOut ?? false;
       qp.value = options.value ?? '';
       render();
-      disposables.push(
+      // The first suggestions are asked for once the widget is shown (right after wiring).
+      queueMicrotask(() => {
+        if (!session.done) refresh();
+      });
+      return [
+        new vscode.Disposable(() => {
+          inflight?.abort();
+          if (timer) clearTimeout(timer);
+        }),
         qp.onDidChangeValue(() => {
           render();
           if (timer) clearTimeout(timer);
@@ -254,9 +221,7 @@ export class VsCodePrompter implements UsagePrompter {
         }),
         qp.onDidHide(() => finish(undefined)),
         onAbort(options.signal, () => finish(undefined)),
-      );
-      qp.show();
-      refresh();
+      ];
     });
   }
 
