@@ -77,23 +77,38 @@ export interface ConnectionOptions {
   onTrace?: (direction: MessageDirection, message: unknown) => void;
 }
 
+/** What only requests with progress, cancellation or a reset timeout need. */
+interface PendingExtras {
+  /** When it was sent, on the connection clock (clockMs()). */
+  readonly startedAt: number;
+  readonly maxTotalTimeoutMs: number;
+  readonly resetTimeoutOnProgress: boolean;
+  readonly onProgress: ((update: ProgressUpdate) => void) | undefined;
+  /** Removes the abort listener. */
+  cleanup: (() => void) | undefined;
+}
+
+/**
+ * Performance: the record of a plain request is small and holds no fractional numbers (which
+ * V8 would box in a heap object each); the rest lives in `extras`, made only when needed.
+ */
 interface PendingRequest {
   readonly id: number;
   readonly method: string;
-  readonly startedAt: number;
   readonly timeoutMs: number;
-  readonly maxTotalTimeoutMs: number;
-  readonly resetTimeoutOnProgress: boolean;
-  readonly onProgress?: (update: ProgressUpdate) => void;
-  readonly resultSchema?: ZodSchema<unknown>;
+  readonly resultSchema: ZodSchema<unknown> | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: Error) => void;
-  /** When it times out, on the monotonic performance.now() clock. */
+  /** When it times out, on the connection clock (clockMs()). */
   deadline: number;
-  cleanup: () => void;
+  readonly extras: PendingExtras | undefined;
 }
 
-const noop = (): void => {};
+/** Whole milliseconds on the monotonic clock (performance.now(), rounded up). */
+function clockMs(): number {
+  return Math.ceil(performance.now());
+}
+
 const NO_OPTIONS: RequestOptions = Object.freeze({});
 
 /**
@@ -203,16 +218,23 @@ export class JsonRpcConnection implements Disposable {
     }
     const id = this.nextId++;
     const timeoutMs = options.timeoutMs ?? this.options.defaultTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    const maxTotalTimeoutMs = Math.max(
-      timeoutMs,
-      options.maxTotalTimeoutMs ?? this.options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS,
-    );
+    const signal = options.signal;
 
     let outgoingParams = params;
-    if (options.onProgress || options.meta) {
-      const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined), ...options.meta };
-      if (options.onProgress) meta.progressToken = id;
-      outgoingParams = { ...params, _meta: meta };
+    let extras: PendingExtras | undefined;
+    if (options !== NO_OPTIONS && (options.onProgress || options.meta || signal || options.resetTimeoutOnProgress)) {
+      if (options.onProgress || options.meta) {
+        const meta: Record<string, unknown> = { ...(params?._meta as Record<string, unknown> | undefined), ...options.meta };
+        if (options.onProgress) meta.progressToken = id;
+        outgoingParams = { ...params, _meta: meta };
+      }
+      extras = {
+        startedAt: clockMs(),
+        maxTotalTimeoutMs: Math.max(timeoutMs, options.maxTotalTimeoutMs ?? this.options.maxTotalTimeoutMs ?? DEFAULT_MAX_TOTAL_TIMEOUT_MS),
+        resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
+        onProgress: options.onProgress,
+        cleanup: undefined,
+      };
     }
 
     // Performance: a bare executor; the work runs in request() itself rather than in a large
@@ -226,24 +248,19 @@ export class JsonRpcConnection implements Disposable {
     const pending: PendingRequest = {
       id,
       method,
-      startedAt: Date.now(),
       timeoutMs,
-      maxTotalTimeoutMs,
-      resetTimeoutOnProgress: options.resetTimeoutOnProgress ?? false,
-      onProgress: options.onProgress,
       resultSchema: resultSchema as ZodSchema<unknown> | undefined,
       resolve: resolve as (value: unknown) => void,
       reject,
-      deadline: Infinity,
-      cleanup: noop,
+      deadline: 0,
+      extras,
     };
     try {
       this.armTimer(pending, timeoutMs);
-      const signal = options.signal;
-      if (signal) {
+      if (signal && extras) {
         const onAbort = () => this.cancelPending(pending, new RequestCancelledError(method, abortReason(signal)), abortReason(signal));
         signal.addEventListener('abort', onAbort, { once: true });
-        pending.cleanup = () => signal.removeEventListener('abort', onAbort);
+        extras.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
       this.pending.set(id, pending);
 
@@ -322,7 +339,7 @@ export class JsonRpcConnection implements Disposable {
 
   /** (Re)starts the request's timeout: it fails `delayMs` from now unless answered. */
   private armTimer(pending: PendingRequest, delayMs: number): void {
-    pending.deadline = performance.now() + delayMs;
+    pending.deadline = clockMs() + delayMs;
     if (this.timeoutTimerIdle) {
       this.timeoutTimerIdle = false;
       this.timeoutTimer!.ref();
@@ -349,7 +366,7 @@ export class JsonRpcConnection implements Disposable {
     this.timeoutTimer = undefined;
     this.timeoutTimerDeadline = Infinity;
     this.timeoutTimerIdle = false;
-    const now = performance.now();
+    const now = clockMs();
     let next = Infinity;
     const expired: PendingRequest[] = [];
     for (const pending of this.pending.values()) {
@@ -361,14 +378,15 @@ export class JsonRpcConnection implements Disposable {
   };
 
   private timeOut(pending: PendingRequest): void {
-    const elapsed = Date.now() - pending.startedAt;
+    const extras = pending.extras;
+    const elapsed = clockMs() - (extras ? extras.startedAt : pending.deadline - pending.timeoutMs);
     const reason =
-      elapsed >= pending.maxTotalTimeoutMs && pending.resetTimeoutOnProgress
-        ? `reached the maximum total time of ${pending.maxTotalTimeoutMs} ms`
+      extras?.resetTimeoutOnProgress && elapsed >= extras.maxTotalTimeoutMs
+        ? `reached the maximum total time of ${extras.maxTotalTimeoutMs} ms`
         : `no answer from ${this.options.label}`;
     this.cancelPending(
       pending,
-      new RequestTimeoutError(pending.method, pending.resetTimeoutOnProgress ? elapsed : pending.timeoutMs, reason),
+      new RequestTimeoutError(pending.method, extras?.resetTimeoutOnProgress ? elapsed : pending.timeoutMs, reason),
       `timed out after ${elapsed} ms`,
     );
   }
@@ -395,7 +413,7 @@ export class JsonRpcConnection implements Disposable {
       this.timeoutTimerIdle = true;
       this.timeoutTimer.unref();
     }
-    pending.cleanup();
+    pending.extras?.cleanup?.();
     return pending;
   }
 
@@ -507,13 +525,15 @@ export class JsonRpcConnection implements Disposable {
       this.logger.debug(`[${this.options.label}] progress for unknown token ${JSON.stringify(token)}`);
       return;
     }
-    if (pending.resetTimeoutOnProgress) {
-      const remainingTotal = pending.maxTotalTimeoutMs - (Date.now() - pending.startedAt);
+    const extras = pending.extras;
+    if (!extras) return;
+    if (extras.resetTimeoutOnProgress) {
+      const remainingTotal = extras.maxTotalTimeoutMs - (clockMs() - extras.startedAt);
       this.armTimer(pending, Math.max(0, Math.min(pending.timeoutMs, remainingTotal)));
     }
-    if (pending.onProgress) {
+    if (extras.onProgress) {
       try {
-        pending.onProgress({
+        extras.onProgress({
           progress: params.progress,
           total: typeof params.total === 'number' ? params.total : undefined,
           message: typeof params.message === 'string' ? params.message : undefined,

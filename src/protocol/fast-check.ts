@@ -11,11 +11,14 @@
  * it unchanged". When it says yes, the value itself is the result; otherwise zod runs as
  * before, and its answer (the data, or the error with its messages) is the result.
  *
- * The contract of a compiled predicate `test`:
+ * The contract of a compiled predicate `test`, for values shaped like JSON.parse's output (plain
+ * objects with own data properties and no symbol keys, arrays, strings, numbers, booleans,
+ * null; undefined, NaN and ±Infinity may appear anywhere and are judged exactly):
  *   test(v) === true  =>  schema.safeParse(v) succeeds, and its data equals v: the same
  *                         prototypes (plain objects and arrays only) and own enumerable string
- *                         keys, recursively. (zod's copy of a loose object also leaves out
- *                         symbol-keyed members, which JSON cannot contain; v keeps them.)
+ *                         keys, recursively.
+ * Every value it is used on comes from a transport, which delivers JSON.parse's output. Other
+ * values (class instances, null-prototype objects) are refused, so zod handles them.
  * It may say false for values zod accepts (a default to fill in, a construct it does not model);
  * those simply take the zod path. Anything the compiler does not know exactly (refinements,
  * transforms, coercion, pipes, string/number checks, strict or stripping objects, ...) compiles
@@ -65,6 +68,8 @@ type Test = (value: unknown) => boolean;
  */
 interface Node {
   readonly emit: (x: string, out: string[]) => void;
+  /** Objects only: the member checks alone, for a value already known to be a plain object. */
+  readonly emitMembers?: (x: string, out: string[]) => void;
   readonly expr?: (x: string) => string;
   readonly exact: boolean;
   /** Passes everything: containers skip it. */
@@ -147,8 +152,8 @@ class Compiler {
     const source = this.source(schema);
     try {
       // eslint-disable-next-line @typescript-eslint/no-implied-eval
-      const make = new Function('isPlainObject', 'ext', source) as (isPlainObject: (o: unknown) => boolean, ext: readonly unknown[]) => Test;
-      return make(isPlainObject, this.externals);
+      const make = new Function('ext', source) as (ext: readonly unknown[]) => Test;
+      return make(this.externals);
     } catch {
       // Code generation is disabled (--disallow-code-generation-from-strings, a CSP): zod only.
       return () => false;
@@ -227,7 +232,9 @@ class Compiler {
         out.push(`switch (${x}[${str(dispatch.key)}]) {`);
         for (const [name, c] of cases) {
           out.push(`case ${str(name)}: {`);
-          c.emit(x, out);
+          // The base check has just established that x is a plain object.
+          if (base.emitMembers && c.emitMembers) c.emitMembers(x, out);
+          else c.emit(x, out);
           out.push('break;', '}');
         }
         out.push('}');
@@ -292,7 +299,8 @@ class Compiler {
         // Not exact: zod copies into a fresh Array, so only a plain array is the same value.
         return {
           emit: (x, out) => {
-            out.push(`if (!Array.isArray(${x}) || Object.getPrototypeOf(${x}) !== Array.prototype) return false;`);
+            // (JSON.parse makes arrays with Array.prototype only.)
+            out.push(`if (!Array.isArray(${x})) return false;`);
             if (element.always) return;
             const i = this.fresh('i');
             const e = this.fresh('e');
@@ -358,24 +366,24 @@ class Compiler {
       key,
       node: this.compile(shape[key]),
     }));
+    const emitMembers = (x: string, out: string[]): void => {
+      for (const { key, node } of fields) {
+        // A member whose schema is not optional-in (not optional, not defaulted) must be present
+        // (`in`, as zod tests it), even if its schema passes undefined (z.unknown()). Otherwise
+        // the check of its value (undefined when absent) already fails.
+        if (shape[key]._zod.optin === undefined && node.passesUndefined) out.push(`if (!(${str(key)} in ${x})) return false;`);
+        if (node.always) continue;
+        const m = this.fresh('m');
+        out.push(`const ${m} = ${x}[${str(key)}];`);
+        node.emit(m, out);
+      }
+    };
     return {
       emit: (x, out) => {
-        // zod's isObject. And since zod copies into a fresh {}, only a plain object with no own
-        // "__proto__" member (zod leaves it out of its copy) is the same value as zod's result.
-        out.push(
-          `if (typeof ${x} !== "object" || ${x} === null || Array.isArray(${x}) || Object.getPrototypeOf(${x}) !== Object.prototype || Object.hasOwn(${x}, "__proto__")) return false;`,
-        );
-        for (const { key, node } of fields) {
-          // A member whose schema is not optional-in (not optional, not defaulted) must be present
-          // (`in`, as zod tests it), even if its schema passes undefined (z.unknown()). Otherwise
-          // the check of its value (undefined when absent) already fails.
-          if (shape[key]._zod.optin === undefined && node.passesUndefined) out.push(`if (!(${str(key)} in ${x})) return false;`);
-          if (node.always) continue;
-          const m = this.fresh('m');
-          out.push(`const ${m} = ${x}[${str(key)}];`);
-          node.emit(m, out);
-        }
+        out.push(plainObjectCheck(x));
+        emitMembers(x, out);
       },
+      emitMembers,
       // Not exact: a non-plain object fails here yet zod accepts it.
       exact: false,
     };
@@ -390,11 +398,9 @@ class Compiler {
     const value = this.compile(def.valueType);
     return {
       emit: (x, out) => {
-        // zod requires a plain object, refuses symbol keys (they are not strings), drops "__proto__",
-        // and copies into a fresh {} (so only an Object.prototype object is the same value).
-        out.push(
-          `if (!isPlainObject(${x}) || Object.getPrototypeOf(${x}) !== Object.prototype || Object.hasOwn(${x}, "__proto__") || Object.getOwnPropertySymbols(${x}).length > 0) return false;`,
-        );
+        // zod requires a plain object (its isPlainObject holds for every JSON object), drops
+        // "__proto__", and copies into a fresh {}. Symbol keys, which zod refuses, JSON cannot make.
+        out.push(plainObjectCheck(x));
         if (value.always) return;
         const k = this.fresh('k');
         const m = this.fresh('m');
@@ -407,13 +413,12 @@ class Compiler {
   }
 }
 
-/** zod's util.isPlainObject, which z.record() requires. */
-function isPlainObject(o: unknown): boolean {
-  if (typeof o !== 'object' || o === null || Array.isArray(o)) return false;
-  const ctor: unknown = (o as { constructor?: unknown }).constructor;
-  if (ctor === undefined) return true;
-  if (typeof ctor !== 'function') return true;
-  const prot: unknown = (ctor as { prototype?: unknown }).prototype;
-  if (typeof prot !== 'object' || prot === null || Array.isArray(prot)) return false;
-  return Object.prototype.hasOwnProperty.call(prot, 'isPrototypeOf');
+/**
+ * `x` is an object zod returns as it is (in a fresh copy equal to it): one with Object.prototype
+ * and no own "__proto__" member (zod leaves that out of its copy). For a JSON value, one read
+ * of `__proto__` answers both: it is the prototype, unless an own member of that name (which
+ * JSON.parse makes as a plain data property, never Object.prototype itself) hides it.
+ */
+function plainObjectCheck(x: string): string {
+  return `if (typeof ${x} !== "object" || ${x} === null || ${x}.__proto__ !== Object.prototype) return false;`;
 }
