@@ -32,12 +32,6 @@ export interface LineSplitterOptions {
   readonly maxLineBytes: number;
   /** One complete line, without its '\n' and without a trailing '\r'. The buffer may be a view. */
   onLine(line: Buffer): void;
-  /**
-   * Optional, for speed: receives instead of onLine a line that lies wholly inside one chunk,
-   * as that chunk and the line's byte range [start, end) (no terminator), so that no view of
-   * it has to be made. Lines that span chunks still go to onLine.
-   */
-  onLineInChunk?(chunk: Buffer, start: number, end: number): void;
   /** Called once per refused line, as soon as it is known to be too long. */
   onOversize(info: OversizeLineInfo): void;
 }
@@ -65,6 +59,11 @@ export class LineSplitter {
     this.maxLineBytes = opts.maxLineBytes;
   }
 
+  /** No line is in progress: the next byte pushed starts a new line. */
+  get idle(): boolean {
+    return this.pendingBytes === 0 && !this.discarding;
+  }
+
   /** Bytes held for the line still in progress (0 while discarding). */
   get bufferedBytes(): number {
     return this.pendingBytes;
@@ -73,27 +72,12 @@ export class LineSplitter {
   push(chunk: Buffer): void {
     if (this.ended) throw new Error('LineSplitter: push() after end()');
     const failures: unknown[] = [];
-    const opts = this.opts;
-    const inChunk = opts.onLineInChunk !== undefined;
     let start = 0;
     while (start < chunk.length) {
       const nl = chunk.indexOf(LF, start);
       if (nl === -1) {
         this.hold(chunk, start, failures);
         break;
-      }
-      // Performance: the usual line, whole in this chunk, goes out without a Buffer view.
-      if (inChunk && !this.discarding && this.parts.length === 0) {
-        const end = nl > start && chunk[nl - 1] === CR ? nl - 1 : nl;
-        if (end - start <= this.maxLineBytes) {
-          try {
-            opts.onLineInChunk!(chunk, start, end);
-          } catch (err) {
-            failures.push(err);
-          }
-          start = nl + 1;
-          continue;
-        }
       }
       const piece = chunk.subarray(start, nl);
       start = nl + 1;
@@ -255,45 +239,95 @@ export const DEFAULT_LIMIT_HINT = 'raise the transport option maxMessageBytes if
  * is not JSON becomes a warning (with an excerpt) and decoding continues with the next line.
  */
 export class LineDecoder {
+  /** Lines that span chunks, oversize lines and the end of the stream. */
   private readonly splitter: LineSplitter;
+  private ended = false;
   readonly maxMessageBytes: number;
 
   constructor(private readonly opts: LineDecoderOptions) {
     this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.splitter = new LineSplitter({
       maxLineBytes: this.maxMessageBytes,
-      onLine: (line) => this.onLine(line, 0, line.length),
-      onLineInChunk: (chunk, start, end) => this.onLine(chunk, start, end),
+      onLine: (line) => this.decode(line, 0, line.length),
       onOversize: (info) => this.onOversize(info),
     });
   }
 
+  /**
+   * Performance: the usual line lies wholly inside one chunk. Those are split here, in one loop
+   * with no callback per line and no Buffer view; the splitter sees only the bytes of lines
+   * that span chunks (and of refused ones). As in LineSplitter, a throwing onMessage does not
+   * stop the rest of the chunk; the first exception is rethrown afterwards.
+   */
   push(chunk: Buffer): void {
-    this.splitter.push(chunk);
+    if (this.ended) throw new Error('LineDecoder: push() after end()');
+    const splitter = this.splitter;
+    const max = this.maxMessageBytes;
+    let failed = false;
+    let failure: unknown;
+    let start = 0;
+    const length = chunk.length;
+    while (start < length) {
+      const nl = chunk.indexOf(LF, start);
+      if (nl === -1 || !splitter.idle) {
+        // A line that continues in the next chunk, or that ends one begun in an earlier chunk.
+        const stop = nl === -1 ? length : nl + 1;
+        try {
+          splitter.push(start === 0 && stop === length ? chunk : chunk.subarray(start, stop));
+        } catch (err) {
+          if (!failed) {
+            failed = true;
+            failure = err;
+          }
+        }
+        start = stop;
+        continue;
+      }
+      const end = nl > start && chunk[nl - 1] === CR ? nl - 1 : nl;
+      try {
+        // A line over the limit goes to the splitter, which refuses and reports it.
+        if (end - start > max) splitter.push(chunk.subarray(start, nl + 1));
+        else this.decode(chunk, start, end);
+      } catch (err) {
+        if (!failed) {
+          failed = true;
+          failure = err;
+        }
+      }
+      start = nl + 1;
+    }
+    if (failed) throw failure;
   }
 
   end(): void {
+    this.ended = true;
     this.splitter.end();
   }
 
-  /** The line is bytes [start, end) of `buf`. */
-  private onLine(buf: Buffer, start: number, end: number): void {
-    if (isBlank(buf, start, end)) return;
+  /** The line is bytes [start, end) of `buf`, without its terminator. */
+  private decode(buf: Buffer, start: number, end: number): void {
+    const first = buf[start];
+    // '{' and '[' start every JSON-RPC message: skip the blank-line and byte-order-mark tests.
+    if (first !== 0x7b && first !== 0x5b && (end === start || isBlank(buf, start, end))) return;
     let text = buf.toString('utf8', start, end);
-    if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte order mark
+    if (first === 0xef && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte order mark
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (err) {
-      const source = this.opts.source ?? 'stdout';
-      const why = err instanceof Error ? err.message : String(err);
-      this.opts.onWarning({
-        message: `Ignored a line on ${source} that is not JSON (${formatBytes(end - start)}): ${excerpt(why, 160)}`,
-        excerpt: excerpt(text),
-      });
+      this.notJson(err, text, end - start);
       return;
     }
     this.opts.onMessage(value);
+  }
+
+  private notJson(err: unknown, text: string, bytes: number): void {
+    const source = this.opts.source ?? 'stdout';
+    const why = err instanceof Error ? err.message : String(err);
+    this.opts.onWarning({
+      message: `Ignored a line on ${source} that is not JSON (${formatBytes(bytes)}): ${excerpt(why, 160)}`,
+      excerpt: excerpt(text),
+    });
   }
 
   private onOversize(info: OversizeLineInfo): void {

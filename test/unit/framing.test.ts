@@ -196,6 +196,56 @@ describe('LineDecoder', () => {
     assert.deepEqual(c.messages, [{ a: 1 }]);
   });
 
+  test('random streams cut into random chunks decode as the whole stream split on newlines', () => {
+    // A small deterministic generator (xorshift), so a failure names a reproducible seed.
+    let state = 0x9e3779b9;
+    const random = (n: number) => {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      return (state >>> 0) % n;
+    };
+    const LIMIT = 40;
+    const kinds = [
+      () => JSON.stringify({ id: random(1000), t: 'é😀'.repeat(random(4)) }),
+      () => JSON.stringify({ long: 'x'.repeat(LIMIT + random(30)) }), // over the limit
+      () => JSON.stringify({ edge: 'y'.repeat(LIMIT - 10 - random(2)) }), // at or near the limit
+      () => ' '.repeat(random(3)), // blank
+      () => 'not json',
+      () => `\ufeff${JSON.stringify({ bom: true })}`,
+      () => `[${random(9)}]`,
+    ];
+    for (let round = 0; round < 300; round++) {
+      const lines = Array.from({ length: 1 + random(12) }, () => kinds[random(kinds.length)]());
+      const text = lines.map((l) => `${l}${random(3) === 0 ? '\r\n' : '\n'}`).join('');
+      const bytes = Buffer.from(text);
+      const expectedMessages: unknown[] = [];
+      let expectedWarnings = 0;
+      for (const line of lines) {
+        const raw = Buffer.from(line);
+        if (line.trim() === '') continue;
+        if (raw.length > LIMIT) expectedWarnings++;
+        else {
+          try {
+            expectedMessages.push(JSON.parse(line.replace(/^\ufeff/, '')));
+          } catch {
+            expectedWarnings++;
+          }
+        }
+      }
+      const got = collect(LIMIT);
+      let at = 0;
+      while (at < bytes.length) {
+        const size = 1 + random(random(2) === 0 ? 8 : 120);
+        got.decoder.push(bytes.subarray(at, at + size));
+        at += size;
+      }
+      got.decoder.end();
+      assert.deepEqual(got.messages, expectedMessages, `round ${round}: ${JSON.stringify(text)}`);
+      assert.equal(got.warnings.length, expectedWarnings, `round ${round}: ${JSON.stringify(text)}`);
+    }
+  });
+
   test('a throwing listener does not lose the rest of the chunk', () => {
     const seen: unknown[] = [];
     const decoder = new LineDecoder({
