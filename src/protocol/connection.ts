@@ -104,6 +104,12 @@ interface PendingRequest {
   readonly extras: PendingExtras | undefined;
 }
 
+/** The ids of the requests one write carries: first..last, all of them. */
+interface SentIds {
+  readonly first: number;
+  last: number;
+}
+
 /** Whole milliseconds on the monotonic clock (performance.now(), rounded up). */
 function clockMs(): number {
   return Math.ceil(performance.now());
@@ -139,9 +145,10 @@ export class JsonRpcConnection implements Disposable {
   /** The result schema last validated and its compiled check (see handleResult()). */
   private lastResultSchema: ZodSchema<unknown> | undefined;
   private lastResultTest: ((value: unknown) => boolean) | undefined;
-  /** The promise of the last write and the requests it carries (see request()). */
+  /** The promise of the last write, the requests it carries and when it began (see request()). */
   private lastSent: Promise<void> | undefined;
-  private lastSentIds: number[] = [];
+  private lastSentIds: SentIds = { first: 0, last: 0 };
+  private lastSentAt = 0;
 
   readonly onClose: Event<TransportCloseInfo> = this.onCloseEmitter.event;
 
@@ -256,7 +263,6 @@ export class JsonRpcConnection implements Disposable {
       extras,
     };
     try {
-      this.armTimer(pending, timeoutMs);
       if (signal && extras) {
         const onAbort = () => this.cancelPending(pending, new RequestCancelledError(method, abortReason(signal)), abortReason(signal));
         signal.addEventListener('abort', onAbort, { once: true });
@@ -269,11 +275,13 @@ export class JsonRpcConnection implements Disposable {
       const sent = this.write(message);
       // Performance: a transport may return one promise for all the messages it writes together
       // (StdioTransport does, per tick). Then one failure handler serves them all, instead of a
-      // handler (and a derived promise) per request.
+      // handler (and a derived promise) per request; and the clock is read once per write: the
+      // timeouts of its requests, all sent in the same tick, count from its first one.
       if (sent !== this.lastSent) {
-        const ids: number[] = [];
+        const ids: SentIds = { first: id, last: id };
         this.lastSent = sent;
         this.lastSentIds = ids;
+        this.lastSentAt = clockMs();
         // Once settled, the next send starts a new list (even if a transport returns the same promise).
         sent.then(
           () => this.sendSettled(sent),
@@ -282,8 +290,11 @@ export class JsonRpcConnection implements Disposable {
             this.sendFailed(ids, err);
           },
         );
+      } else {
+        // Ids are consecutive: every request takes the next one and is written at once.
+        this.lastSentIds.last = id;
       }
-      this.lastSentIds.push(id);
+      this.armTimer(pending, timeoutMs, this.lastSentAt);
     } catch (err) {
       // What a throw in a Promise executor does: the request fails with it.
       this.settle(id);
@@ -297,8 +308,8 @@ export class JsonRpcConnection implements Disposable {
   }
 
   /** A write failed: the requests it carried fail (those not already settled otherwise). */
-  private sendFailed(ids: readonly number[], err: unknown): void {
-    for (const id of ids) {
+  private sendFailed(ids: SentIds, err: unknown): void {
+    for (let id = ids.first; id <= ids.last; id++) {
       const pending = this.settle(id);
       if (!pending) continue;
       pending.reject(
@@ -337,9 +348,9 @@ export class JsonRpcConnection implements Disposable {
     return this.transport.send(message);
   }
 
-  /** (Re)starts the request's timeout: it fails `delayMs` from now unless answered. */
-  private armTimer(pending: PendingRequest, delayMs: number): void {
-    pending.deadline = clockMs() + delayMs;
+  /** (Re)starts the request's timeout: it fails `delayMs` after `from` (default: now) unless answered. */
+  private armTimer(pending: PendingRequest, delayMs: number, from = clockMs()): void {
+    pending.deadline = from + delayMs;
     if (this.timeoutTimerIdle) {
       this.timeoutTimerIdle = false;
       this.timeoutTimer!.ref();
