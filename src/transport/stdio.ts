@@ -6,7 +6,7 @@
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Emitter, type Event } from '../util/event';
+import { Emitter, HotEmitter, type Event } from '../util/event';
 import { LineDecoder, TextLineDecoder, encodeMessage } from './framing';
 import { buildChildEnv, getEnv, planSpawn, type EnvOverrides, type SpawnPlan } from './spawn-plan';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
@@ -95,7 +95,7 @@ type Phase = 'new' | 'starting' | 'running' | 'done';
 const isWindows = process.platform === 'win32';
 
 export class StdioTransport implements Transport {
-  private readonly messageEmitter = new Emitter<unknown>();
+  private readonly messageEmitter = new HotEmitter<unknown>();
   private readonly closeEmitter = new Emitter<TransportCloseInfo>();
   private readonly warningEmitter = new Emitter<TransportWarning>();
   private readonly logEmitter = new Emitter<string>();

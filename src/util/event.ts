@@ -5,10 +5,10 @@ export type Event<T> = (listener: (value: T) => void) => Disposable;
 
 /** Fires values to listeners; a throwing listener does not stop the others. */
 export class Emitter<T> implements Disposable {
-  private listeners: Array<(value: T) => void> = [];
-  private disposed = false;
+  protected listeners: Array<(value: T) => void> = [];
+  protected disposed = false;
 
-  constructor(private readonly onListenerError: (err: unknown) => void = defaultListenerError) {}
+  constructor(protected readonly onListenerError: (err: unknown) => void = defaultListenerError) {}
 
   readonly event: Event<T> = (listener) => {
     if (this.disposed) return { dispose() {} };
@@ -42,6 +42,26 @@ export class Emitter<T> implements Disposable {
   dispose(): void {
     this.disposed = true;
     this.listeners = [];
+  }
+}
+
+/**
+ * An Emitter for one hot path (a transport's incoming messages). Its fire() is the same code in
+ * a function of its own: V8 keeps type feedback per function, so here the call of the listener
+ * sees only that path's listener and can be inlined, instead of sharing the call site that
+ * every other emitter's listeners make polymorphic.
+ */
+export class HotEmitter<T> extends Emitter<T> {
+  override fire(value: T): void {
+    if (this.disposed) return;
+    const listeners = this.listeners;
+    for (let i = 0; i < listeners.length; i++) {
+      try {
+        listeners[i](value);
+      } catch (err) {
+        this.onListenerError(err);
+      }
+    }
   }
 }
 
