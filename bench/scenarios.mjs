@@ -49,7 +49,7 @@ export const SCENARIOS = {
 
   sequential_calls: {
     title: `${SEQUENTIAL_CALLS.toLocaleString('en')} sequential small tools/call`,
-    runs: 9,
+    runs: 11,
     run: (client) =>
       withSession(client, {}, async (session) => {
         const started = performance.now();
@@ -63,7 +63,9 @@ export const SCENARIOS = {
 
   concurrent_calls: {
     title: `${CONCURRENT_CALLS.toLocaleString('en')} tools/call, ${IN_FLIGHT} in flight`,
-    runs: 11,
+    // A run is short (about 0.1 s) and a 2-CPU machine's noise is large next to it: more runs
+    // keep the median steady.
+    runs: 21,
     run: (client) =>
       withSession(client, {}, async (session) => {
         let next = 0;
@@ -86,7 +88,7 @@ export const SCENARIOS = {
 
   large_results: {
     title: `${LARGE_RESULTS} tool results of ${LARGE_BYTES / MB} MB`,
-    runs: 5,
+    runs: 9,
     run: (client) =>
       withSession(client, {}, async (session) => {
         const started = performance.now();

@@ -79,25 +79,48 @@ export class LineSplitter {
         this.hold(chunk, start, failures);
         break;
       }
-      const piece = chunk.subarray(start, nl);
+      this.finishLine(chunk, start, nl, failures);
       start = nl + 1;
-      if (this.discarding) {
-        // The newline ends the refused line; it was already reported.
-        this.discarding = false;
-        continue;
-      }
-      let line: Buffer;
-      if (this.parts.length === 0) {
-        line = piece;
-      } else {
-        this.parts.push(piece);
-        line = Buffer.concat(this.parts, this.pendingBytes + piece.length);
-        this.parts = [];
-      }
-      this.pendingBytes = 0;
-      this.emit(line, failures);
     }
     if (failures.length > 0) throw failures[0];
+  }
+
+  /**
+   * For a caller that has already found the newlines (LineDecoder): bytes [start, nl) of
+   * `chunk` end the current line, and `chunk[nl]` is its newline.
+   */
+  pushLineEnd(chunk: Buffer, start: number, nl: number): void {
+    if (this.ended) throw new Error('LineSplitter: push() after end()');
+    const failures: unknown[] = [];
+    this.finishLine(chunk, start, nl, failures);
+    if (failures.length > 0) throw failures[0];
+  }
+
+  /** For a caller that has already searched them: bytes from `start` on hold no newline. */
+  pushWithoutNewline(chunk: Buffer, start: number): void {
+    if (this.ended) throw new Error('LineSplitter: push() after end()');
+    const failures: unknown[] = [];
+    this.hold(chunk, start, failures);
+    if (failures.length > 0) throw failures[0];
+  }
+
+  private finishLine(chunk: Buffer, start: number, nl: number, failures: unknown[]): void {
+    if (this.discarding) {
+      // The newline ends the refused line; it was already reported.
+      this.discarding = false;
+      return;
+    }
+    const piece = chunk.subarray(start, nl);
+    let line: Buffer;
+    if (this.parts.length === 0) {
+      line = piece;
+    } else {
+      this.parts.push(piece);
+      line = Buffer.concat(this.parts, this.pendingBytes + piece.length);
+      this.parts = [];
+    }
+    this.pendingBytes = 0;
+    this.emit(line, failures);
   }
 
   /** Ends the stream: a final line without a newline is still delivered. Idempotent. */
@@ -271,22 +294,22 @@ export class LineDecoder {
       const nl = chunk.indexOf(LF, start);
       if (nl === -1 || !splitter.idle) {
         // A line that continues in the next chunk, or that ends one begun in an earlier chunk.
-        const stop = nl === -1 ? length : nl + 1;
         try {
-          splitter.push(start === 0 && stop === length ? chunk : chunk.subarray(start, stop));
+          if (nl === -1) splitter.pushWithoutNewline(chunk, start);
+          else splitter.pushLineEnd(chunk, start, nl);
         } catch (err) {
           if (!failed) {
             failed = true;
             failure = err;
           }
         }
-        start = stop;
+        start = nl === -1 ? length : nl + 1;
         continue;
       }
       const end = nl > start && chunk[nl - 1] === CR ? nl - 1 : nl;
       try {
         // A line over the limit goes to the splitter, which refuses and reports it.
-        if (end - start > max) splitter.push(chunk.subarray(start, nl + 1));
+        if (end - start > max) splitter.pushLineEnd(chunk, start, nl);
         else this.decode(chunk, start, end);
       } catch (err) {
         if (!failed) {
