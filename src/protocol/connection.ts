@@ -106,7 +106,7 @@ interface PendingRequest {
 
 /** The ids of the requests one write carries: first..last, all of them. */
 interface SentIds {
-  readonly first: number;
+  first: number;
   last: number;
 }
 
@@ -282,7 +282,10 @@ export class JsonRpcConnection implements Disposable {
         this.lastSent = sent;
         this.lastSentIds = ids;
         this.lastSentAt = clockMs();
-        // Once settled, the next send starts a new list (even if a transport returns the same promise).
+        // A write is what is sent with one promise within one tick: a transport may keep a
+        // promise longer (until a drain), and a request of a later tick must not count its
+        // timeout from an earlier clock reading. Once settled, too, the next send starts anew.
+        process.nextTick(() => this.sendSettled(sent));
         sent.then(
           () => this.sendSettled(sent),
           (err: unknown) => {
@@ -291,10 +294,14 @@ export class JsonRpcConnection implements Disposable {
           },
         );
       } else {
-        // Ids are consecutive: every request takes the next one and is written at once.
-        this.lastSentIds.last = id;
+        // Ids of one write are consecutive, each request taking the next one; a request made
+        // while another is being written (from a trace callback) comes first, hence min/max.
+        const ids = this.lastSentIds;
+        if (id < ids.first) ids.first = id;
+        if (id > ids.last) ids.last = id;
       }
-      this.armTimer(pending, timeoutMs, this.lastSentAt);
+      // A transport may answer, or close, within send(): then there is nothing left to time.
+      if (this.pending.get(id) === pending) this.armTimer(pending, timeoutMs, this.lastSentAt);
     } catch (err) {
       // What a throw in a Promise executor does: the request fails with it.
       this.settle(id);
@@ -377,7 +384,8 @@ export class JsonRpcConnection implements Disposable {
     this.timeoutTimer = undefined;
     this.timeoutTimerDeadline = Infinity;
     this.timeoutTimerIdle = false;
-    const now = clockMs();
+    // Rounded down (deadlines are rounded up): a request never times out before its time.
+    const now = Math.floor(performance.now());
     let next = Infinity;
     const expired: PendingRequest[] = [];
     for (const pending of this.pending.values()) {

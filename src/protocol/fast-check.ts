@@ -414,11 +414,26 @@ class Compiler {
 }
 
 /**
+ * Whether `__proto__` reads the prototype here: Node's --disable-proto removes that accessor
+ * (or makes it throw), and then the checks use the two-call form.
+ */
+const protoReadable = ((): boolean => {
+  try {
+    return ({} as { __proto__?: unknown }).__proto__ === Object.prototype;
+  } catch {
+    return false;
+  }
+})();
+
+/**
  * `x` is an object zod returns as it is (in a fresh copy equal to it): one with Object.prototype
  * and no own "__proto__" member (zod leaves that out of its copy). For a JSON value, one read
  * of `__proto__` answers both: it is the prototype, unless an own member of that name (which
  * JSON.parse makes as a plain data property, never Object.prototype itself) hides it.
  */
 function plainObjectCheck(x: string): string {
-  return `if (typeof ${x} !== "object" || ${x} === null || ${x}.__proto__ !== Object.prototype) return false;`;
+  const notPlain = protoReadable
+    ? `${x}.__proto__ !== Object.prototype`
+    : `Object.getPrototypeOf(${x}) !== Object.prototype || Object.hasOwn(${x}, "__proto__")`;
+  return `if (typeof ${x} !== "object" || ${x} === null || ${notPlain}) return false;`;
 }

@@ -13,6 +13,8 @@ import {
 import { classifyMessage } from '../../src/protocol/jsonrpc';
 import type { Logger } from '../../src/util/logger';
 import { MemoryTransport } from '../helpers/memory-transport';
+import { spawn } from 'node:child_process';
+import * as path from 'node:path';
 
 function recordingLogger(): Logger & { lines: string[] } {
   const lines: string[] = [];
@@ -321,5 +323,101 @@ describe('JsonRpcConnection', () => {
     transport.receive({ jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     assert.equal(a.length, 1);
     assert.equal(b.length, 2);
+  });
+});
+
+/** A transport whose send() the test writes, for the cases MemoryTransport does not model. */
+class ScriptedTransport extends MemoryTransport {
+  constructor(private readonly sendImpl: (message: any, transport: ScriptedTransport) => Promise<void>) {
+    super();
+  }
+
+  override send(message: unknown): Promise<void> {
+    this.sent.push(message);
+    return this.sendImpl(message, this);
+  }
+}
+
+/** Runs a script in a fresh Node process; resolves with its output and how long it took to exit. */
+function runScript(source: string, nodeArgs: string[] = []): Promise<{ out: string; ms: number; code: number | null }> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, '-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ out, ms: Date.now() - started, code }));
+  });
+}
+
+describe('JsonRpcConnection with transports that answer, close or hold on in send()', () => {
+  test('an answer or a close within send() leaves no timer that keeps the process alive', async () => {
+    const connectionModule = JSON.stringify(path.resolve(__dirname, '../../src/protocol/connection.js'));
+    const helperModule = JSON.stringify(path.resolve(__dirname, '../helpers/memory-transport.js'));
+    for (const [name, reaction] of [
+      ['an answer', "t.receive({ jsonrpc: '2.0', id: m.id, result: {} }); return Promise.resolve();"],
+      ['a close', "t.simulateClose({ reason: 'gone' }); return Promise.reject(new Error('closed'));"],
+    ] as const) {
+      const script = `
+        const { JsonRpcConnection } = require(${connectionModule});
+        const { MemoryTransport } = require(${helperModule});
+        const t = new MemoryTransport();
+        t.send = (m) => { ${reaction} };
+        const c = new JsonRpcConnection(t, { label: 'x' });
+        c.request('a', {}, undefined, { timeoutMs: 20000 }).then(() => console.log('settled'), () => console.log('settled'));
+      `;
+      const run = await runScript(script);
+      assert.equal(run.out.trim(), 'settled', name);
+      // With a stray timer the process would live for the 20 s timeout.
+      assert.ok(run.ms < 10_000, `after ${name} within send(), the process took ${run.ms} ms to exit`);
+    }
+  });
+
+  test('a transport that keeps one promise across ticks: a later request times out from its own send', async () => {
+    let drain: Promise<void> | undefined;
+    const transport = new ScriptedTransport(() => (drain ??= new Promise((resolve) => setTimeout(resolve, 1500))));
+    const connection = new JsonRpcConnection(transport, { label: "server 'test'", logger: recordingLogger() });
+    const first = connection.request('a', {}, undefined, { timeoutMs: 5000 });
+    first.catch(() => {});
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    const sentAt = performance.now();
+    await assert.rejects(connection.request('b', {}, undefined, { timeoutMs: 300 }), RequestTimeoutError);
+    const elapsed = performance.now() - sentAt;
+    // Counted from the first request's send (600 ms earlier), it would fail at once.
+    assert.ok(elapsed >= 299, `timed out after ${elapsed.toFixed(1)} ms, before its 300 ms`);
+    connection.dispose();
+  });
+
+  test('a request made while another is being written fails with that write', async () => {
+    let failWrite!: (err: Error) => void;
+    let write: Promise<void> | undefined;
+    const transport = new ScriptedTransport(() => (write ??= new Promise((_, reject) => (failWrite = reject))));
+    let connection!: JsonRpcConnection;
+    let inner: Promise<unknown> | undefined;
+    connection = new JsonRpcConnection(transport, {
+      label: "server 'test'",
+      logger: recordingLogger(),
+      onTrace: (direction, message: any) => {
+        if (direction === 'send' && message.method === 'outer' && !inner) inner = connection.request('inner', {}, undefined, { timeoutMs: 5000 });
+      },
+    });
+    const outer = connection.request('outer', {}, undefined, { timeoutMs: 5000 });
+    failWrite(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    await assert.rejects(outer, (err: Error) => err instanceof ConnectionClosedError && /Could not send outer/.test(err.message));
+    await assert.rejects(inner!, (err: Error) => err instanceof ConnectionClosedError && /Could not send inner/.test(err.message));
+    assert.equal(connection.pendingCount, 0);
+    connection.dispose();
+  });
+
+  test('a request never times out before its time', async () => {
+    const transport = new ScriptedTransport(() => Promise.resolve());
+    const connection = new JsonRpcConnection(transport, { label: "server 'test'", logger: recordingLogger() });
+    for (let i = 0; i < 20; i++) {
+      const sentAt = performance.now();
+      await assert.rejects(connection.request('a', {}, undefined, { timeoutMs: 3 }), RequestTimeoutError);
+      const elapsed = performance.now() - sentAt;
+      assert.ok(elapsed >= 3, `timed out after ${elapsed.toFixed(3)} ms, before its 3 ms`);
+    }
+    connection.dispose();
   });
 });

@@ -1,4 +1,6 @@
 import { test, describe } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import assert from 'node:assert/strict';
 import * as z from '../../src/protocol/zod';
 import type { ZodSchema } from '../../src/protocol/zod';
@@ -186,6 +188,25 @@ describe('fast-check', () => {
       { content: [{ ...Object.create({ inherited: 1 }), type: 'text', text: 'x', __proto__: Object.create(null) }] },
     ];
     for (const value of outside) assert.equal(fastTest(schemas.CallToolResultSchema)(value), false, show(value));
+  });
+
+  test('under node --disable-proto, the checks still work (without reading __proto__)', () => {
+    const fastCheck = JSON.stringify(path.resolve(__dirname, '../../src/protocol/fast-check.js'));
+    const schemasModule = JSON.stringify(path.resolve(__dirname, '../../src/protocol/schemas.js'));
+    const script = `
+      const { fastTest } = require(${fastCheck});
+      const { CallToolResultSchema } = require(${schemasModule});
+      const test = fastTest(CallToolResultSchema);
+      console.log(JSON.stringify([
+        test(JSON.parse('{"content":[{"type":"text","text":"hi"}]}')),
+        test(JSON.parse('{"content":[{"type":"text","text":"hi","__proto__":{"x":1}}]}')),
+      ]));
+    `;
+    for (const mode of ['throw', 'delete']) {
+      const run = spawnSync(process.execPath, [`--disable-proto=${mode}`, '-e', script], { encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual(JSON.parse(run.stdout), [true, false], mode);
+    }
   });
 
   test('missing defaults go through zod, which fills them in', () => {
