@@ -284,15 +284,13 @@ export class JsonRpcConnection implements Disposable {
         this.lastSentAt = clockMs();
         // A write is what is sent with one promise within one tick: a transport may keep a
         // promise longer (until a drain), and a request of a later tick must not count its
-        // timeout from an earlier clock reading. Once settled, too, the next send starts anew.
+        // timeout from an earlier clock reading. Once failed, too, the next send starts anew
+        // (its requests must not join a write whose failure has been handled).
         process.nextTick(() => this.sendSettled(sent));
-        sent.then(
-          () => this.sendSettled(sent),
-          (err: unknown) => {
-            this.sendSettled(sent);
-            this.sendFailed(ids, err);
-          },
-        );
+        sent.then(undefined, (err: unknown) => {
+          this.sendSettled(sent);
+          this.sendFailed(ids, err);
+        });
       } else {
         // Ids of one write are consecutive, each request taking the next one; a request made
         // while another is being written (from a trace callback) comes first, hence min/max.

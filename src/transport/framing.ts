@@ -49,7 +49,7 @@ export class LineSplitter {
   private pendingBytes = 0;
   /** Dropping the rest of an oversize line until its newline. */
   private discarding = false;
-  private ended = false;
+  private done = false;
   private readonly maxLineBytes: number;
 
   constructor(private readonly opts: LineSplitterOptions) {
@@ -57,6 +57,11 @@ export class LineSplitter {
       throw new RangeError(`maxLineBytes must be a positive integer, got ${String(opts.maxLineBytes)}`);
     }
     this.maxLineBytes = opts.maxLineBytes;
+  }
+
+  /** end() was called. */
+  get ended(): boolean {
+    return this.done;
   }
 
   /** No line is in progress: the next byte pushed starts a new line. */
@@ -70,7 +75,7 @@ export class LineSplitter {
   }
 
   push(chunk: Buffer): void {
-    if (this.ended) throw new Error('LineSplitter: push() after end()');
+    if (this.done) throw new Error('LineSplitter: push() after end()');
     const failures: unknown[] = [];
     let start = 0;
     while (start < chunk.length) {
@@ -90,7 +95,7 @@ export class LineSplitter {
    * `chunk` end the current line, and `chunk[nl]` is its newline.
    */
   pushLineEnd(chunk: Buffer, start: number, nl: number): void {
-    if (this.ended) throw new Error('LineSplitter: push() after end()');
+    if (this.done) throw new Error('LineSplitter: push() after end()');
     const failures: unknown[] = [];
     this.finishLine(chunk, start, nl, failures);
     if (failures.length > 0) throw failures[0];
@@ -98,7 +103,7 @@ export class LineSplitter {
 
   /** For a caller that has already searched them: bytes from `start` on hold no newline. */
   pushWithoutNewline(chunk: Buffer, start: number): void {
-    if (this.ended) throw new Error('LineSplitter: push() after end()');
+    if (this.done) throw new Error('LineSplitter: push() after end()');
     const failures: unknown[] = [];
     this.hold(chunk, start, failures);
     if (failures.length > 0) throw failures[0];
@@ -125,8 +130,8 @@ export class LineSplitter {
 
   /** Ends the stream: a final line without a newline is still delivered. Idempotent. */
   end(): void {
-    if (this.ended) return;
-    this.ended = true;
+    if (this.done) return;
+    this.done = true;
     const failures: unknown[] = [];
     if (this.discarding) {
       this.discarding = false;
@@ -264,7 +269,6 @@ export const DEFAULT_LIMIT_HINT = 'raise the transport option maxMessageBytes if
 export class LineDecoder {
   /** Lines that span chunks, oversize lines and the end of the stream. */
   private readonly splitter: LineSplitter;
-  private ended = false;
   readonly maxMessageBytes: number;
 
   constructor(private readonly opts: LineDecoderOptions) {
@@ -283,8 +287,8 @@ export class LineDecoder {
    * stop the rest of the chunk; the first exception is rethrown afterwards.
    */
   push(chunk: Buffer): void {
-    if (this.ended) throw new Error('LineDecoder: push() after end()');
     const splitter = this.splitter;
+    if (splitter.ended) throw new Error('LineDecoder: push() after end()');
     const max = this.maxMessageBytes;
     let failed = false;
     let failure: unknown;
@@ -292,38 +296,32 @@ export class LineDecoder {
     const length = chunk.length;
     while (start < length) {
       const nl = chunk.indexOf(LF, start);
-      if (nl === -1 || !splitter.idle) {
-        // A line that continues in the next chunk, or that ends one begun in an earlier chunk.
-        try {
-          if (nl === -1) splitter.pushWithoutNewline(chunk, start);
-          else splitter.pushLineEnd(chunk, start, nl);
-        } catch (err) {
-          if (!failed) {
-            failed = true;
-            failure = err;
-          }
-        }
-        start = nl === -1 ? length : nl + 1;
-        continue;
-      }
-      const end = nl > start && chunk[nl - 1] === CR ? nl - 1 : nl;
       try {
-        // A line over the limit goes to the splitter, which refuses and reports it.
-        if (end - start > max) splitter.pushLineEnd(chunk, start, nl);
-        else this.decode(chunk, start, end);
+        if (nl === -1) {
+          // A line that continues in the next chunk.
+          splitter.pushWithoutNewline(chunk, start);
+        } else if (!splitter.idle) {
+          // The end of a line begun in an earlier chunk.
+          splitter.pushLineEnd(chunk, start, nl);
+        } else {
+          const end = nl > start && chunk[nl - 1] === CR ? nl - 1 : nl;
+          // A line over the limit goes to the splitter, which refuses and reports it.
+          if (end - start > max) splitter.pushLineEnd(chunk, start, nl);
+          else this.decode(chunk, start, end);
+        }
       } catch (err) {
         if (!failed) {
           failed = true;
           failure = err;
         }
       }
+      if (nl === -1) break;
       start = nl + 1;
     }
     if (failed) throw failure;
   }
 
   end(): void {
-    this.ended = true;
     this.splitter.end();
   }
 
