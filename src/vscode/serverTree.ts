@@ -31,26 +31,54 @@ const CATEGORY_ICON: Record<CategoryKind, string> = {
 
 /** Renders the registry: servers with their state, and under a running one its lists. */
 export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
-  private readonly changeEmitter = new vscode.EventEmitter<TreeNode | undefined>();
+  private readonly changeEmitter = new vscode.EventEmitter<TreeNode | TreeNode[] | undefined>();
   private readonly disposables: vscode.Disposable[] = [];
   private pending: NodeJS.Timeout | undefined;
+  /** What the pending repaint covers: everything, or these servers' subtrees. */
+  private pendingAll = false;
+  private readonly pendingServers = new Set<ServerConnection>();
+  /**
+   * One node object per server, so a change repaints that server's subtree alone: VS Code finds
+   * the element to refresh by identity. A repaint disposes the commands of the items it
+   * replaces, so a click on a row drawn just before it does nothing; one server's start must
+   * not do that to another server's rows.
+   */
+  private readonly serverNodes = new WeakMap<ServerConnection, Extract<TreeNode, { kind: 'server' }>>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
 
   constructor(private readonly registry: ServerRegistry) {
     this.disposables.push(
       registry.onDidChangeServers(() => this.refresh()),
-      registry.onDidChangeState(() => this.refresh()),
-      registry.onDidChangeLists(() => this.refresh()),
+      registry.onDidChangeState(({ server }) => this.refresh(server)),
+      registry.onDidChangeLists((server) => this.refresh(server)),
     );
   }
 
-  /** Coalesces bursts of events (a server start fires several) into one repaint. */
-  refresh(): void {
+  /**
+   * Repaints one server's subtree, or (without a server) the whole tree. Bursts of events (a
+   * server start fires several) are coalesced into one repaint.
+   */
+  refresh(server?: ServerConnection): void {
+    if (server) this.pendingServers.add(server);
+    else this.pendingAll = true;
     if (this.pending) return;
     this.pending = setTimeout(() => {
       this.pending = undefined;
-      this.changeEmitter.fire(undefined);
+      const all = this.pendingAll;
+      const servers = [...this.pendingServers];
+      this.pendingAll = false;
+      this.pendingServers.clear();
+      this.changeEmitter.fire(all ? undefined : servers.map((s) => this.serverNode(s)));
     }, 30);
+  }
+
+  private serverNode(server: ServerConnection): Extract<TreeNode, { kind: 'server' }> {
+    let node = this.serverNodes.get(server);
+    if (!node) {
+      node = { kind: 'server', server };
+      this.serverNodes.set(server, node);
+    }
+    return node;
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
@@ -58,7 +86,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
       return this.registry.servers
         .slice()
         .sort((a, b) => a.name.localeCompare(b.name))
-        .map((server) => ({ kind: 'server', server }));
+        .map((server) => this.serverNode(server));
     }
     const server = node.server;
     if (node.kind === 'server') {
@@ -97,7 +125,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         return undefined;
       case 'category':
       case 'message':
-        return { kind: 'server', server: node.server };
+        return this.serverNode(node.server);
       case 'tool':
         return { kind: 'category', server: node.server, category: 'tools' };
       case 'resource':

@@ -138,6 +138,25 @@ describe('MCP Host in a real VS Code', function () {
     assert.equal(kind(), 'running');
   });
 
+  it("one server's restart repaints its own rows only, so a click on another server's row still works", async () => {
+    const changes: Array<TreeNode | TreeNode[] | undefined> = [];
+    const subscription = api.tree.onDidChangeTreeData((change) => changes.push(change));
+    try {
+      const goodNode = api.tree.getChildren().find((n) => n.kind === 'server' && n.server.name === 'good');
+      await vscode.commands.executeCommand('mcpHost.restartServer', 'good');
+      await waitFor(() => server(api, 'good').lists.tools.length > 0, 'good tools listed again');
+      await waitFor(() => changes.length > 0, 'a repaint');
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the last coalesced repaint
+      for (const change of changes) {
+        assert.ok(Array.isArray(change), `a whole-tree repaint: ${String(change)}`);
+        // The very node object the tree holds, so VS Code finds it.
+        for (const node of change) assert.equal(node, goodNode);
+      }
+    } finally {
+      subscription.dispose();
+    }
+  });
+
 });
 
 function findFile(dir: string, accept: (name: string, text: string) => boolean): string | undefined {
