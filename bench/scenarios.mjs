@@ -1,6 +1,7 @@
-// The bench scenarios. Each one gets a loaded client (see clients.mjs) and returns the
-// milliseconds of its timed part; setup the scenario does not measure (such as connecting
-// before the calls) and teardown happen outside the timed part. Every answer is checked.
+// The bench scenarios. Each one gets a loaded client (see clients.mjs, or http-clients.mjs for
+// the scenarios with transport: 'http') and returns the milliseconds of its timed part; setup
+// the scenario does not measure (such as connecting before the calls) and teardown happen
+// outside the timed part. Every answer is checked.
 import { performance } from 'node:perf_hooks';
 
 const MB = 1024 * 1024;
@@ -28,37 +29,92 @@ const LARGE_BYTES = 8 * MB;
 const MANY_TOOLS = 5_000;
 const MANY_TOOLS_LISTS = 5;
 const SERVERS = 50;
+const HTTP_HANDSHAKES = 20;
+const HTTP_CONCURRENT_CALLS = 5_000;
+const HTTP_SESSIONS = 50;
+
+/** open() + tools/list, `cycles` times in turn; the close of each session is not timed. */
+async function handshakes(client, cycles) {
+  let total = 0;
+  for (let i = 0; i < cycles; i++) {
+    const started = performance.now();
+    const session = await client.open();
+    const tools = await session.listTools();
+    total += performance.now() - started;
+    check(tools.length === 3 && tools[0].name === 'echo', 'tools/list of the default server');
+    await session.close();
+  }
+  return total;
+}
+
+const sequential = (options) => (client) =>
+  withSession(client, options, async (session) => {
+    const started = performance.now();
+    for (let i = 0; i < SEQUENTIAL_CALLS; i++) {
+      const text = await session.echo(`hello ${i}`);
+      if (text !== `hello ${i}`) check(false, `echo ${i}`);
+    }
+    return performance.now() - started;
+  });
+
+const concurrent = (calls, options) => (client) =>
+  withSession(client, options, async (session) => {
+    let next = 0;
+    let done = 0;
+    const lane = async () => {
+      while (next < calls) {
+        const i = next++;
+        const text = await session.echo(`hello ${i}`);
+        if (text !== `hello ${i}`) check(false, `echo ${i}`);
+        done++;
+      }
+    };
+    const started = performance.now();
+    await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+    const ms = performance.now() - started;
+    check(done === calls, 'every concurrent call answered');
+    return ms;
+  });
+
+const largeResults = (options) => (client) =>
+  withSession(client, options, async (session) => {
+    const started = performance.now();
+    for (let i = 0; i < LARGE_RESULTS; i++) {
+      const length = await session.blob(LARGE_BYTES);
+      check(length === LARGE_BYTES, `blob ${i} length ${length}`);
+    }
+    return performance.now() - started;
+  });
+
+const manyTools = (options) => (client) =>
+  withSession(client, { tools: MANY_TOOLS, ...options }, async (session) => {
+    const started = performance.now();
+    for (let i = 0; i < MANY_TOOLS_LISTS; i++) {
+      const tools = await session.listTools();
+      check(tools.length === MANY_TOOLS && tools[MANY_TOOLS - 1].name === `tool-${MANY_TOOLS - 1}`, 'tools/list of 5,000');
+    }
+    return performance.now() - started;
+  });
+
+const openAtOnce = (count) => async (client) => {
+  const started = performance.now();
+  const sessions = await Promise.all(Array.from({ length: count }, () => client.open()));
+  const ms = performance.now() - started;
+  await Promise.all(sessions.map((s) => s.close()));
+  return ms;
+};
 
 export const SCENARIOS = {
   spawn_handshake_list: {
     title: `spawn + handshake + tools/list (x${SPAWN_CYCLES} in turn)`,
     runs: 5,
-    async run(client) {
-      let total = 0;
-      for (let i = 0; i < SPAWN_CYCLES; i++) {
-        const started = performance.now();
-        const session = await client.open();
-        const tools = await session.listTools();
-        total += performance.now() - started;
-        check(tools.length === 3 && tools[0].name === 'echo', 'tools/list of the default server');
-        await session.close();
-      }
-      return total;
-    },
+    run: (client) => handshakes(client, SPAWN_CYCLES),
   },
 
   sequential_calls: {
     title: `${SEQUENTIAL_CALLS.toLocaleString('en')} sequential small tools/call`,
     runs: 11,
-    run: (client) =>
-      withSession(client, {}, async (session) => {
-        const started = performance.now();
-        for (let i = 0; i < SEQUENTIAL_CALLS; i++) {
-          const text = await session.echo(`hello ${i}`);
-          if (text !== `hello ${i}`) check(false, `echo ${i}`);
-        }
-        return performance.now() - started;
-      }),
+    run: sequential(),
   },
 
   concurrent_calls: {
@@ -66,64 +122,85 @@ export const SCENARIOS = {
     // A run is short (about 0.1 s) and a 2-CPU machine's noise is large next to it: more runs
     // keep the median steady.
     runs: 21,
-    run: (client) =>
-      withSession(client, {}, async (session) => {
-        let next = 0;
-        let done = 0;
-        const lane = async () => {
-          while (next < CONCURRENT_CALLS) {
-            const i = next++;
-            const text = await session.echo(`hello ${i}`);
-            if (text !== `hello ${i}`) check(false, `echo ${i}`);
-            done++;
-          }
-        };
-        const started = performance.now();
-        await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
-        const ms = performance.now() - started;
-        check(done === CONCURRENT_CALLS, 'every concurrent call answered');
-        return ms;
-      }),
+    run: concurrent(CONCURRENT_CALLS),
   },
 
   large_results: {
     title: `${LARGE_RESULTS} tool results of ${LARGE_BYTES / MB} MB`,
     // Dominated by moving 80 MB through a pipe, whose speed varies a lot from run to run here.
     runs: 15,
-    run: (client) =>
-      withSession(client, {}, async (session) => {
-        const started = performance.now();
-        for (let i = 0; i < LARGE_RESULTS; i++) {
-          const length = await session.blob(LARGE_BYTES);
-          check(length === LARGE_BYTES, `blob ${i} length ${length}`);
-        }
-        return performance.now() - started;
-      }),
+    run: largeResults(),
   },
 
   tools_list_5000: {
     title: `tools/list of ${MANY_TOOLS.toLocaleString('en')} tools (x${MANY_TOOLS_LISTS})`,
     runs: 15,
-    run: (client) =>
-      withSession(client, { tools: MANY_TOOLS }, async (session) => {
-        const started = performance.now();
-        for (let i = 0; i < MANY_TOOLS_LISTS; i++) {
-          const tools = await session.listTools();
-          check(tools.length === MANY_TOOLS && tools[MANY_TOOLS - 1].name === `tool-${MANY_TOOLS - 1}`, 'tools/list of 5,000');
-        }
-        return performance.now() - started;
-      }),
+    run: manyTools(),
   },
 
   start_50_servers: {
     title: `${SERVERS} servers started at once, until all run`,
     runs: 3,
-    async run(client) {
-      const started = performance.now();
-      const sessions = await Promise.all(Array.from({ length: SERVERS }, () => client.open()));
-      const ms = performance.now() - started;
-      await Promise.all(sessions.map((s) => s.close()));
-      return ms;
-    },
+    run: openAtOnce(SERVERS),
+  },
+
+  // Streamable HTTP: the same work against one running test/fixtures/bench-http-server.mjs
+  // (run.mjs starts it once; a worker run by hand starts its own). There is no process to
+  // spawn, so the first scenario is a new session's handshake, and "50 servers" becomes 50
+  // sessions opened at once on that server. JSON answers unless the title says SSE.
+  http_handshake_list: {
+    transport: 'http',
+    title: `HTTP: new session + handshake + tools/list (x${HTTP_HANDSHAKES} in turn)`,
+    runs: 7,
+    run: (client) => handshakes(client, HTTP_HANDSHAKES),
+  },
+
+  http_sequential_calls: {
+    transport: 'http',
+    title: `HTTP: ${SEQUENTIAL_CALLS.toLocaleString('en')} sequential small tools/call`,
+    runs: 5,
+    run: sequential(),
+  },
+
+  http_concurrent_calls: {
+    transport: 'http',
+    title: `HTTP: ${HTTP_CONCURRENT_CALLS.toLocaleString('en')} tools/call, ${IN_FLIGHT} in flight`,
+    runs: 7,
+    run: concurrent(HTTP_CONCURRENT_CALLS),
+  },
+
+  http_large_results: {
+    transport: 'http',
+    title: `HTTP: ${LARGE_RESULTS} tool results of ${LARGE_BYTES / MB} MB`,
+    runs: 7,
+    run: largeResults(),
+  },
+
+  http_tools_list_5000: {
+    transport: 'http',
+    title: `HTTP: tools/list of ${MANY_TOOLS.toLocaleString('en')} tools (x${MANY_TOOLS_LISTS})`,
+    runs: 7,
+    run: manyTools(),
+  },
+
+  http_50_sessions: {
+    transport: 'http',
+    title: `HTTP: ${HTTP_SESSIONS} sessions opened at once, until all ready`,
+    runs: 7,
+    run: openAtOnce(HTTP_SESSIONS),
+  },
+
+  http_sse_concurrent_calls: {
+    transport: 'http',
+    title: `HTTP SSE: ${HTTP_CONCURRENT_CALLS.toLocaleString('en')} tools/call, ${IN_FLIGHT} in flight`,
+    runs: 7,
+    run: concurrent(HTTP_CONCURRENT_CALLS, { sse: true }),
+  },
+
+  http_sse_large_results: {
+    transport: 'http',
+    title: `HTTP SSE: ${LARGE_RESULTS} tool results of ${LARGE_BYTES / MB} MB`,
+    runs: 5,
+    run: largeResults({ sse: true }),
   },
 };

@@ -11,6 +11,7 @@ const layers = [
   { name: 'compile tests', cmd: ['npx', 'tsc', '-p', 'tsconfig.test.json'] },
   { name: 'unit', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/unit'], counts: true },
   { name: 'process', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/process'], counts: true },
+  { name: 'conformance', cmd: ['node', 'scripts/conformance.mjs'], counts: true },
 ];
 if (existsSync('scripts/test-vscode.mjs')) {
   layers.push({ name: 'vscode', cmd: ['node', 'scripts/test-vscode.mjs'], counts: true });

@@ -6,6 +6,7 @@ runCli(process.argv.slice(2), {
   stderr: (text) => process.stderr.write(text),
   cwd: process.cwd(),
   env: process.env,
+  interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY) || process.env.MCP_HOST_SIGN_IN === '1',
   onInterrupt: (handler) => {
     for (const signal of ['SIGINT', 'SIGTERM'] as const) {
       process.once(signal, handler);

@@ -4,8 +4,9 @@ import { pathToFileURL } from 'node:url';
 import { McpClient } from '../protocol/client';
 import { McpError, RemoteError } from '../protocol/errors';
 import type { CallToolResult, ContentBlock, ReadResourceResult, UnknownContent } from '../protocol/schemas';
-import { StdioTransport } from '../transport/stdio';
-import { parseConfigText, formatProblem, type StdioServerDefinition } from '../host/config';
+import { parseConfigText, formatProblem, type ServerDefinition } from '../host/config';
+import { createTransport, describeLaunch, type LaunchSpec } from '../host/transportFactory';
+import { cliAuthorization } from './auth';
 import { describeContentBlock } from '../protocol/content';
 
 /** Exit statuses, as documented in the README. */
@@ -16,6 +17,8 @@ export interface CliIo {
   stderr: (text: string) => void;
   cwd: string;
   env: NodeJS.ProcessEnv;
+  /** True when a person sits at the terminal: only then may a server ask to sign in. */
+  interactive?: boolean;
   /** Called with a handler to run on Ctrl-C / SIGTERM (the server runs in its own process group). */
   onInterrupt?: (handler: () => void) => void;
 }
@@ -26,8 +29,17 @@ const USAGE = `Usage:
   mcp-host list [--json] -- CMD [ARGS...]
   mcp-host call TOOL [--args JSON] [--json] -- CMD [ARGS...]
   mcp-host read URI [--json] -- CMD [ARGS...]
+  mcp-host conformance SERVER_URL   (the client of the official MCP conformance suite)
 
-Instead of "-- CMD [ARGS...]": --config FILE --server NAME (a VS Code mcp.json or an mcpServers file).
+Instead of "-- CMD [ARGS...]":
+  --config FILE --server NAME   a server of a VS Code mcp.json or an mcpServers file (stdio or http)
+  --url URL                     a remote server (Streamable HTTP, falling back to HTTP+SSE)
+Remote servers:
+  --header "Name: value"        an HTTP header for every request (repeatable)
+  --transport http|sse          http (default: Streamable HTTP, then HTTP+SSE) or sse (HTTP+SSE only)
+  --no-token-store              keep OAuth tokens in memory only
+  A server that needs OAuth sign-in gets a URL printed to open in a browser; tokens are kept in an
+  owner-only file (MCP_HOST_TOKEN_FILE, default ~/.config/mcp-host/oauth-tokens.json).
 Options:
   --timeout MS   timeout of every request (default 60000)
   --verbose      show the server's stderr, prefixed with its name
@@ -44,6 +56,10 @@ interface Options {
   configFile?: string;
   serverName?: string;
   serverCommand: string[];
+  url?: string;
+  headers: Record<string, string>;
+  transport?: 'http' | 'sse';
+  tokenStore: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -57,6 +73,8 @@ function parseArgs(argv: string[]): Options {
     timeoutMs: 60_000,
     toolArgs: {},
     serverCommand,
+    headers: {},
+    tokenStore: true,
   };
   for (let i = 0; i < own.length; i++) {
     const arg = own[i];
@@ -99,6 +117,29 @@ function parseArgs(argv: string[]): Options {
       case '--server':
         options.serverName = value();
         break;
+      case '--url': {
+        const v = value();
+        if (!/^https?:\/\//i.test(v) || !URL.canParse(v)) throw new UsageError(`--url takes an http:// or https:// URL, not ${JSON.stringify(v)}`);
+        options.url = v;
+        break;
+      }
+      case '--header': {
+        const v = value();
+        const colon = v.indexOf(':');
+        const name = colon > 0 ? v.slice(0, colon).trim() : '';
+        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError('--header takes "Name: value", e.g. --header "X-Api-Key: $KEY"');
+        options.headers[name] = v.slice(colon + 1).trim();
+        break;
+      }
+      case '--transport': {
+        const v = value();
+        if (v !== 'http' && v !== 'sse') throw new UsageError(`--transport is http or sse, not ${JSON.stringify(v)}`);
+        options.transport = v;
+        break;
+      }
+      case '--no-token-store':
+        options.tokenStore = false;
+        break;
       case '-h':
       case '--help':
         throw new UsageError('');
@@ -115,13 +156,17 @@ function parseArgs(argv: string[]): Options {
   if (command === 'list' && target) rest.unshift(target);
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])} (put the server command after --)`);
   const hasConfig = options.configFile !== undefined || options.serverName !== undefined;
-  if (hasConfig && serverCommand.length > 0) throw new UsageError('give either --config FILE --server NAME or -- CMD, not both');
+  const ways = [hasConfig, serverCommand.length > 0, options.url !== undefined].filter(Boolean).length;
+  if (ways > 1) throw new UsageError('give one server: --config FILE --server NAME, --url URL, or -- CMD');
   if (hasConfig && (!options.configFile || !options.serverName)) throw new UsageError('--config and --server go together');
-  if (!hasConfig && serverCommand.length === 0) throw new UsageError('no server: add -- CMD [ARGS...] or --config FILE --server NAME');
+  if (ways === 0) throw new UsageError('no server: add -- CMD [ARGS...], --url URL, or --config FILE --server NAME');
+  if (serverCommand.length > 0 && (Object.keys(options.headers).length > 0 || options.transport)) {
+    throw new UsageError('--header and --transport are for remote servers (--url, or a config entry with "url")');
+  }
   return { ...options, command, target: command === 'list' ? undefined : target };
 }
 
-function loadServerFromConfig(file: string, name: string, io: CliIo): StdioServerDefinition {
+function loadServerFromConfig(file: string, name: string, io: CliIo): ServerDefinition {
   const absolute = path.resolve(io.cwd, file);
   let text: string;
   try {
@@ -137,10 +182,8 @@ function loadServerFromConfig(file: string, name: string, io: CliIo): StdioServe
     const names = parsed.servers.map((s) => s.name);
     throw new UsageError(`no server named ${JSON.stringify(name)} in ${absolute}${names.length ? ` (it has: ${names.join(', ')})` : ''}`);
   }
-  if (server.type !== 'stdio') {
-    throw new UsageError(`server ${JSON.stringify(name)} in ${absolute} is type "${server.type}"; the CLI starts stdio servers only`);
-  }
-  const unresolved = [server.command, ...server.args, server.cwd ?? ''].find((s) => /\$\{input:/.test(s));
+  const templated = server.type === 'stdio' ? [server.command, ...server.args, server.cwd ?? ''] : [server.url, ...Object.values(server.headers), server.oauth?.clientSecret ?? ''];
+  const unresolved = templated.find((s) => /\$\{input:/.test(s));
   if (unresolved) throw new UsageError(`server ${JSON.stringify(name)} uses ${unresolved.match(/\$\{input:[^}]*\}/)![0]}; the CLI cannot prompt for inputs`);
   return server;
 }
@@ -155,26 +198,46 @@ function substituteCliVariables(value: string, workspaceFolder: string | undefin
   });
 }
 
+/** The server a CLI run talks to: how to reach it, and what to call it. */
+interface CliTarget {
+  label: string;
+  spec: LaunchSpec;
+  staticClient?: { clientId: string; clientSecret?: string; scopes?: readonly string[] };
+  /** The folder offered as the root. */
+  rootDir: string;
+}
+
+function resolveTarget(options: Options, io: CliIo): CliTarget {
+  if (options.url !== undefined) {
+    const host = URL.canParse(options.url) ? new URL(options.url).host : options.url;
+    return { label: host, spec: { type: options.transport ?? 'http', url: options.url, headers: options.headers }, rootDir: io.cwd };
+  }
+  if (options.configFile && options.serverName) {
+    const def = loadServerFromConfig(options.configFile, options.serverName, io);
+    const folder = def.source.workspaceFolder;
+    const sub = (s: string) => substituteCliVariables(s, folder, io.env);
+    if (def.type !== 'stdio') {
+      const headers = { ...Object.fromEntries(Object.entries(def.headers).map(([k, v]) => [k, sub(v)])), ...options.headers };
+      const oauth = def.oauth;
+      const staticClient = oauth ? { clientId: oauth.clientId, clientSecret: oauth.clientSecret ? sub(oauth.clientSecret) : undefined, scopes: oauth.scopes } : undefined;
+      return { label: def.name, spec: { type: options.transport ?? def.type, url: sub(def.url), headers }, staticClient, rootDir: io.cwd };
+    }
+    const cwd = def.cwd ? path.resolve(folder ?? io.cwd, sub(def.cwd)) : io.cwd;
+    const env = Object.fromEntries(Object.entries(def.env).map(([k, v]) => [k, v === null ? null : sub(v)]));
+    return { label: def.name, spec: { type: 'stdio', command: sub(def.command), args: def.args.map(sub), env, cwd }, rootDir: cwd };
+  }
+  const [command, ...args] = options.serverCommand;
+  return { label: path.basename(command), spec: { type: 'stdio', command, args, env: {}, cwd: io.cwd }, rootDir: io.cwd };
+}
+
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  // Loaded on demand: only the conformance suite runs it.
+  if (argv[0] === 'conformance') return (await import('./conformance')).runConformance(argv.slice(1), io);
   let options: Options;
-  let spawnSpec: { label: string; command: string; args: string[]; env: Record<string, string | null>; cwd?: string };
+  let target: CliTarget;
   try {
     options = parseArgs(argv);
-    if (options.configFile && options.serverName) {
-      const def = loadServerFromConfig(options.configFile, options.serverName, io);
-      const folder = def.source.workspaceFolder;
-      const sub = (s: string) => substituteCliVariables(s, folder, io.env);
-      spawnSpec = {
-        label: def.name,
-        command: sub(def.command),
-        args: def.args.map(sub),
-        env: Object.fromEntries(Object.entries(def.env).map(([k, v]) => [k, v === null ? null : sub(v)])),
-        cwd: def.cwd ? path.resolve(folder ?? io.cwd, sub(def.cwd)) : undefined,
-      };
-    } else {
-      const [command, ...args] = options.serverCommand;
-      spawnSpec = { label: path.basename(command), command, args, env: {} };
-    }
+    target = resolveTarget(options, io);
   } catch (err) {
     if (err instanceof UsageError) {
       if (err.message) io.stderr(`mcp-host: ${err.message}\n\n`);
@@ -184,23 +247,26 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     throw err;
   }
 
-  const label = `server '${spawnSpec.label}'`;
-  const transport = new StdioTransport({
-    command: spawnSpec.command,
-    args: spawnSpec.args,
-    env: spawnSpec.env,
-    cwd: spawnSpec.cwd ?? io.cwd,
-    label: spawnSpec.label,
+  const label = `server '${target.label}'`;
+  const spec = target.spec;
+  const auth =
+    spec.type === 'stdio'
+      ? undefined
+      : cliAuthorization({ serverName: target.label, url: spec.url, staticClient: target.staticClient, persist: options.tokenStore, io });
+  const transport = createTransport(spec, {
+    label: target.label,
     // A command-line user waits for the exit: shorter grace than the editor's default.
     shutdown: { closeStdinGraceMs: 500, sigtermGraceMs: 1000 },
+    auth,
   });
   if (options.verbose) {
-    transport.onLog((line) => io.stderr(`[${spawnSpec.label}] ${line}\n`));
+    io.stderr(`mcp-host: ${spec.type === 'stdio' ? 'starting' : 'connecting to'} ${describeLaunch(spec)}\n`);
+    transport.onLog((line) => io.stderr(`[${target.label}] ${line}\n`));
   }
   let interrupted = false;
   io.onInterrupt?.(() => {
     interrupted = true;
-    io.stderr('mcp-host: interrupted; stopping the server\n');
+    io.stderr(`mcp-host: interrupted; ${spec.type === 'stdio' ? 'stopping the server' : 'closing the session'}\n`);
     void transport.close();
   });
   const warn = (message: string) => options.verbose && io.stderr(`mcp-host: ${message}\n`);
@@ -212,7 +278,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       requestTimeoutMs: options.timeoutMs,
       logger: { trace() {}, debug() {}, info() {}, warn, error: warn },
     },
-    { listRoots: () => [{ uri: pathToFileURL(spawnSpec.cwd ?? io.cwd).href, name: path.basename(spawnSpec.cwd ?? io.cwd) }] },
+    { listRoots: () => [{ uri: pathToFileURL(target.rootDir).href, name: path.basename(target.rootDir) }] },
   );
 
   try {

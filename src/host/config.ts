@@ -30,8 +30,18 @@ export interface HttpServerDefinition {
   readonly type: 'http' | 'sse';
   readonly name: string;
   readonly url: string;
+  /** Sent with every request; values may hold `${input:}` and `${env:}` variables. */
   readonly headers: Readonly<Record<string, string>>;
+  /** A client registered beforehand with the server's authorization server. */
+  readonly oauth?: OAuthClientDefinition;
   readonly source: ConfigSource;
+}
+
+export interface OAuthClientDefinition {
+  readonly clientId: string;
+  /** May hold `${input:}` or `${env:}`, so the secret itself lives in SecretStorage or the environment. */
+  readonly clientSecret?: string;
+  readonly scopes?: readonly string[];
 }
 
 export type ServerDefinition = StdioServerDefinition | HttpServerDefinition;
@@ -83,10 +93,34 @@ const StdioEntrySchema = z.object({
   cwd: opt(z.string()),
 });
 
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
 const HttpEntrySchema = z.object({
   type: opt(z.string()),
-  url: z.url({ error: 'must be a full URL such as "https://example.com/mcp"' }),
-  headers: opt(StringRecord),
+  url: z.url({ protocol: /^https?$/, error: 'must be a full http:// or https:// URL such as "https://example.com/mcp"' }),
+  headers: opt(
+    z
+      .record(z.string(), z.string({ error: 'values must be strings (use "${input:id}" for a secret)' }), { error: 'must be an object of "Header-Name": "value" pairs' })
+      .check(
+        z.refine((headers) => Object.keys(headers).every((name) => HEADER_NAME.test(name)), {
+          error: 'has a header name that is not a valid HTTP token (letters, digits and !#$%&\'*+.^_`|~- only)',
+        }),
+        z.refine((headers) => Object.values(headers).every((value) => !/[\r\n\0]/.test(value)), {
+          error: 'has a header value with a line break or NUL character, which HTTP does not allow',
+        }),
+      ),
+  ),
+  oauth: opt(
+    z.object(
+      {
+        clientId: z.string().check(z.minLength(1, 'must be the client id registered with the authorization server')),
+        clientSecret: opt(z.string()),
+        scopes: opt(z.array(z.string(), { error: 'must be an array of scope strings' })),
+      },
+      { error: 'must be an object such as {"clientId": "…"}' },
+    ),
+  ),
 });
 
 const InputSchema = z.object({
@@ -209,7 +243,7 @@ function parseServerEntry(
     type = alias;
   } else if ('command' in entry) {
     type = 'stdio';
-  } else if ('url' in entry) {
+  } else if ('url' in entry || 'serverUrl' in entry) {
     type = 'http';
   } else {
     return problem(undefined, `Server "${name}" has neither "command" (to start a local process) nor "url" (to connect over HTTP). Add one.`);
@@ -241,13 +275,28 @@ function parseServerEntry(
       },
     };
   }
-  const parsed = HttpEntrySchema.safeParse(entry);
+  // Windsurf writes "serverUrl" where everyone else writes "url".
+  const httpEntry = entry.url === undefined && entry.serverUrl !== undefined ? { ...entry, url: entry.serverUrl } : entry;
+  if (httpEntry.url === undefined) {
+    return problem('url', `Server "${name}" has type "${type}" but no "url". Add the server's address, e.g. "url": "https://example.com/mcp".`);
+  }
+  const parsed = HttpEntrySchema.safeParse(httpEntry);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const field = issue.path.map(String).join('.') || 'url';
     return problem(field, `Server "${name}": "${field}" ${issue.message}.`, issue.path as (string | number)[]);
   }
-  return { server: { type, name, url: parsed.data.url, headers: parsed.data.headers ?? {}, source } };
+  const oauth = parsed.data.oauth;
+  return {
+    server: {
+      type,
+      name,
+      url: parsed.data.url,
+      headers: parsed.data.headers ?? {},
+      oauth: oauth ? { clientId: oauth.clientId, clientSecret: oauth.clientSecret, scopes: oauth.scopes } : undefined,
+      source,
+    },
+  };
 }
 
 function nodeValue(node: JsonNode): unknown {

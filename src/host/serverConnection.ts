@@ -4,12 +4,15 @@ import { parse as parseDotenv } from 'dotenv';
 import { McpClient, type ClientRequestHandlers } from '../protocol/client';
 import { McpError, RequestTimeoutError, UnsupportedProtocolVersionError, ConnectionClosedError, describeClose } from '../protocol/errors';
 import type { Implementation, LoggingLevel, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/schemas';
-import { StdioTransport, TransportStartError } from '../transport/stdio';
-import type { TransportCloseInfo } from '../transport/transport';
+import { TransportStartError } from '../transport/stdio';
+import { HttpTransportError } from '../transport/http';
+import type { Transport, TransportCloseInfo } from '../transport/transport';
+import { AuthorizationRequiredError, type ServerAuthorization, type StaticClientConfig } from '../auth/types';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter, type Event } from '../util/event';
 import type { Logger } from '../util/logger';
-import type { ConfigSource, InputDefinition, ServerDefinition } from './config';
+import type { ConfigSource, HttpServerDefinition, InputDefinition, ServerDefinition, StdioServerDefinition } from './config';
+import { createTransport, describeLaunch, type HttpLaunchSpec, type LaunchSpec, type StdioLaunchSpec } from './transportFactory';
 import { RestartPolicy, type RestartPolicyOptions } from './restartPolicy';
 import { Redactor, looksSecret, redactingLogger } from './redact';
 import { resolveInputs, secretValues, substitute, VariableError, type InputResolver } from './variables';
@@ -18,6 +21,8 @@ import { resolveInputs, secretValues, substitute, VariableError, type InputResol
 export type ServerState =
   | { kind: 'stopped'; reason?: string }
   | { kind: 'starting' }
+  /** A remote server that wants a sign-in the person has not given yet. */
+  | { kind: 'needs-sign-in'; message: string; scopes: readonly string[] }
   | {
       kind: 'running';
       client: McpClient;
@@ -26,6 +31,8 @@ export type ServerState =
       capabilities: ServerCapabilities;
       instructions?: string;
       pid?: number;
+      /** For remote servers: the address connected to. */
+      url?: string;
     }
   | { kind: 'stopping' }
   | { kind: 'error'; message: string; detail?: string; retryAt?: number; crashLoop?: boolean };
@@ -58,17 +65,19 @@ export interface ConnectionEnvironment {
   restartPolicy?: RestartPolicyOptions;
   shutdown?: { closeStdinGraceMs?: number; sigtermGraceMs?: number };
   maxMessageBytes?: number;
+  /**
+   * Authorization for one remote server (OAuth with its tokens in SecretStorage or a file).
+   * Without it, a server that asks for authorization fails with an error saying so.
+   */
+  authorization?(server: { name: string; url: string; staticClient?: StaticClientConfig }): ServerAuthorization;
   /** A start-time check that can veto a launch (e.g. an untrusted workspace). */
   canStart?(): string | undefined;
   schedule?: (fn: () => void, ms: number) => Disposable;
 }
 
-interface LaunchSpec {
-  command: string;
-  args: string[];
-  env: Record<string, string | null>;
-  cwd?: string;
-}
+/** A launch spec, and for remote servers the resolved OAuth client secret (which is not the transport's). */
+type PreparedHttpSpec = HttpLaunchSpec & { clientSecret?: string };
+type PreparedSpec = StdioLaunchSpec | PreparedHttpSpec;
 
 /** A stable identity of a server: its source file and name. */
 export function serverId(def: { name: string; source: ConfigSource }): string {
@@ -86,9 +95,13 @@ export class ServerConnection implements Disposable {
   private launch: DisposableStore | undefined;
   private launchPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
-  private transport: StdioTransport | undefined;
+  private transport: Transport | undefined;
   /** The transport being closed by stop(), so a second stop() can force it. */
-  private closingTransport: StdioTransport | undefined;
+  private closingTransport: Transport | undefined;
+  /** The authorization of a remote server, kept across launches (its refresh and sign-in state). */
+  private authorizationValue: { key: string; auth: ServerAuthorization } | undefined;
+  /** Set by signIn(): the next launch may ask the person to sign in. */
+  private signInRequested = false;
   private retryTimer: Disposable | undefined;
   private readonly restartPolicy: RestartPolicy;
   private readonly redactor = new Redactor();
@@ -166,6 +179,7 @@ export class ServerConnection implements Disposable {
       return this.stopPromise;
     }
     if (!this.launch) {
+      if (this.stateValue.kind === 'needs-sign-in') this.setState({ kind: 'stopped', reason });
       if (this.stateValue.kind === 'error' || this.stateValue.kind === 'stopped') {
         if (this.stateValue.kind === 'error' && this.stateValue.retryAt !== undefined) this.setState({ kind: 'stopped', reason });
       }
@@ -212,19 +226,12 @@ export class ServerConnection implements Disposable {
       return;
     }
     const definition = this.definitionValue;
-    if (definition.type !== 'stdio') {
-      this.setState({
-        kind: 'error',
-        message: `Server "${this.name}" uses the "${definition.type}" transport, which this version of MCP Host does not support yet; only "stdio" servers start.`,
-      });
-      return;
-    }
     const launch = new DisposableStore();
     this.launch = launch;
     this.setState({ kind: 'starting' });
     this.log.info(`Starting ${this.name} (from ${this.source.file})`);
 
-    let spec: LaunchSpec;
+    let spec: PreparedSpec;
     try {
       spec = await this.prepare(definition);
     } catch (err) {
@@ -233,20 +240,23 @@ export class ServerConnection implements Disposable {
       return;
     }
     if (launch.isDisposed) return;
-    this.log.info(`Command: ${[spec.command, ...spec.args].map(quoteForLog).join(' ')}${spec.cwd ? ` (cwd ${spec.cwd})` : ''}`);
+    this.log.info(`${spec.type === 'stdio' ? 'Command' : 'Connecting to'}: ${describeLaunch(spec)}`);
 
-    const transport = new StdioTransport({
-      command: spec.command,
-      args: spec.args,
-      env: spec.env,
-      cwd: spec.cwd,
+    const auth = spec.type === 'stdio' || definition.type === 'stdio' ? undefined : this.authorizationFor(definition, spec.clientSecret);
+    const interactive = this.signInRequested;
+    this.signInRequested = false;
+    auth?.setInteractive(interactive);
+    const transport = createTransport(spec, {
       label: this.name,
       maxMessageBytes: this.env.maxMessageBytes,
       shutdown: this.env.shutdown,
+      auth,
     });
     this.transport = transport;
     launch.add({ dispose: () => void transport.close() });
-    launch.add(transport.onLog((line) => this.log.info(`[stderr] ${line}`)));
+    if (auth) launch.add({ dispose: () => auth.setInteractive(false) });
+    const logPrefix = spec.type === 'stdio' ? '[stderr] ' : '';
+    launch.add(transport.onLog((line) => this.log.info(`${logPrefix}${line}`)));
 
     const client = new McpClient(
       transport,
@@ -268,12 +278,18 @@ export class ServerConnection implements Disposable {
       result = await client.connect();
     } catch (err) {
       if (launch.isDisposed) return;
+      const signIn = findCause(err, AuthorizationRequiredError);
+      if (signIn) {
+        this.needsSignIn(launch, signIn);
+        return;
+      }
       this.failLaunch(launch, this.explainStartFailure(err, spec), err);
       return;
     }
     if (launch.isDisposed) return;
+    auth?.setInteractive(false);
     this.log.info(
-      `Running: ${result.serverInfo.name} ${result.serverInfo.version}, protocol ${result.protocolVersion}, pid ${transport.pid ?? '?'}`,
+      `Running: ${result.serverInfo.name} ${result.serverInfo.version}, protocol ${result.protocolVersion}${transport.pid !== undefined ? `, pid ${transport.pid}` : ''}`,
     );
     this.setState({
       kind: 'running',
@@ -283,6 +299,7 @@ export class ServerConnection implements Disposable {
       capabilities: result.capabilities,
       instructions: result.instructions,
       pid: transport.pid,
+      url: spec.type === 'stdio' ? undefined : spec.url,
     });
 
     const level = this.env.serverLogLevel();
@@ -295,8 +312,8 @@ export class ServerConnection implements Disposable {
     await this.refreshAllLists(launch, client);
   }
 
-  /** Resolves variables, inputs and envFile into what is spawned. */
-  private async prepare(def: Extract<ServerDefinition, { type: 'stdio' }>): Promise<LaunchSpec> {
+  /** Resolves variables, inputs and envFile into what the transport is built from. */
+  private async prepare(def: ServerDefinition): Promise<PreparedSpec> {
     const ctx = {
       workspaceFolder: def.source.workspaceFolder,
       env: this.env.processEnv,
@@ -306,6 +323,10 @@ export class ServerConnection implements Disposable {
     const inputValues = await resolveInputs(def, ctx);
     this.redactor.add(secretValues(inputValues));
     const sub = (value: string) => substitute(value, ctx, inputValues);
+    return def.type === 'stdio' ? this.prepareStdio(def, sub) : this.prepareHttp(def, sub);
+  }
+
+  private prepareStdio(def: StdioServerDefinition, sub: (value: string) => string): StdioLaunchSpec {
     const baseDir = def.source.workspaceFolder ?? path.dirname(def.source.file);
     const cwd = def.cwd ? path.resolve(baseDir, sub(def.cwd)) : def.source.workspaceFolder;
     const env: Record<string, string | null> = {};
@@ -322,15 +343,80 @@ export class ServerConnection implements Disposable {
     for (const [key, value] of Object.entries(def.env)) env[key] = value === null ? null : sub(value);
     // Values of secret-looking variables never reach the log.
     this.redactor.add(Object.entries(env).filter(([k, v]) => v !== null && looksSecret(k)).map(([, v]) => v as string));
-    return { command: sub(def.command), args: def.args.map(sub), env, cwd };
+    return { type: 'stdio', command: sub(def.command), args: def.args.map(sub), env, cwd };
+  }
+
+  private prepareHttp(def: HttpServerDefinition, sub: (value: string) => string): PreparedHttpSpec {
+    const url = sub(def.url);
+    try {
+      const parsed = new URL(url);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
+    } catch {
+      throw new VariableError(`"url" is not an http:// or https:// URL after its variables were filled in`);
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(def.headers)) {
+      headers[name] = sub(value);
+      // Credentials in headers never reach a log, whatever the header is called.
+      if (looksSecret(name) || /^(authorization|cookie|proxy-authorization)$/i.test(name)) this.redactor.add([headers[name], ...headers[name].split(/\s+/)]);
+    }
+    const clientSecret = def.oauth?.clientSecret ? sub(def.oauth.clientSecret) : undefined;
+    if (clientSecret) this.redactor.add([clientSecret]);
+    return { type: def.type, url, headers, clientSecret };
+  }
+
+  /** The authorization of a remote server; a new one when its address or client changed. */
+  private authorizationFor(def: HttpServerDefinition, clientSecret?: string): ServerAuthorization | undefined {
+    if (!this.env.authorization) return undefined;
+    const key = JSON.stringify([def.url, def.oauth?.clientId, def.oauth?.scopes, clientSecret !== undefined]);
+    if (this.authorizationValue?.key !== key) {
+      const staticClient: StaticClientConfig | undefined = def.oauth ? { clientId: def.oauth.clientId, clientSecret, scopes: def.oauth.scopes } : undefined;
+      this.authorizationValue = { key, auth: this.env.authorization({ name: this.name, url: def.url, staticClient }) };
+    }
+    return this.authorizationValue.auth;
+  }
+
+  /** Whether a sign-in could help: the server is remote and authorization is available. */
+  get canSignIn(): boolean {
+    return this.definitionValue !== undefined && this.definitionValue.type !== 'stdio' && this.env.authorization !== undefined;
+  }
+
+  /** Starts (or restarts) the server allowing it to ask the person to sign in. */
+  async signIn(): Promise<void> {
+    if (!this.canSignIn) return;
+    this.signInRequested = true;
+    this.restartPolicy.reset();
+    if (this.launch) await this.stop('signing in');
+    await this.start();
+  }
+
+  /** Forgets the server's tokens and stops it; it asks to sign in on its next start. */
+  async signOut(): Promise<void> {
+    const def = this.definitionValue;
+    if (!def || def.type === 'stdio') return;
+    const auth = this.authorizationValue?.auth ?? this.authorizationFor(def);
+    await this.stop('signed out');
+    await auth?.signOut();
+    this.log.info('Signed out: the tokens of this server were forgotten');
+    this.setState({ kind: 'stopped', reason: 'signed out' });
+  }
+
+  private needsSignIn(launch: DisposableStore, err: AuthorizationRequiredError): void {
+    const scopes = err.scopes.length > 0 ? ` (scopes: ${err.scopes.join(' ')})` : '';
+    const message = `Server "${this.name}" needs you to sign in${scopes}. Use Sign In.`;
+    this.log.warn(`${message} ${err.message}`);
+    this.disposeLaunch(launch);
+    this.setState({ kind: 'needs-sign-in', message, scopes: err.scopes });
   }
 
   private failLaunch(launch: DisposableStore, message: string, cause?: unknown): void {
     this.log.error(message);
     if (cause instanceof McpError && cause.data) this.log.debug(`details: ${JSON.stringify(cause.data)}`);
     this.disposeLaunch(launch);
-    // Only a process that ran and then died is worth retrying; a missing command is not.
-    const retryable = cause instanceof ConnectionClosedError;
+    // Only a process that ran and then died, or a server we could not reach, is worth retrying;
+    // a missing command, or an HTTP answer that says the request itself is wrong, is not.
+    const http: HttpTransportError | undefined = findCause(cause, HttpTransportError);
+    const retryable = cause instanceof ConnectionClosedError && !(http?.status !== undefined && http.status >= 400 && http.status < 500);
     if (retryable) {
       this.crashed(message);
     } else {
@@ -472,6 +558,7 @@ export class ServerConnection implements Disposable {
   }
 
   private explainStartFailure(err: unknown, spec: LaunchSpec): string {
+    if (spec.type !== 'stdio') return this.explainRemoteStartFailure(err, spec);
     if (err instanceof TransportStartError) {
       let hint = '';
       if (err.code === 'ENOENT' && !spec.command.includes('/') && !spec.command.includes('\\')) {
@@ -492,6 +579,17 @@ export class ServerConnection implements Disposable {
     return `Server "${this.name}" failed to start: ${errorMessage(err)}`;
   }
 
+  private explainRemoteStartFailure(err: unknown, spec: HttpLaunchSpec): string {
+    const where = describeLaunch(spec);
+    if (err instanceof UnsupportedProtocolVersionError) return `Server "${this.name}": ${err.message}`;
+    if (err instanceof RequestTimeoutError) {
+      return `Server "${this.name}" (${where}) did not answer initialize within ${err.timeoutMs} ms. Check that the URL is the server's MCP endpoint.`;
+    }
+    const http = findCause(err, HttpTransportError);
+    if (http) return `Could not connect to "${this.name}": ${http.message}`;
+    return `Could not connect to "${this.name}" (${where}): ${errorMessage(err)}`;
+  }
+
   private setState(state: ServerState): void {
     this.stateValue = state;
     this.stateEmitter.fire(state);
@@ -503,8 +601,12 @@ function defaultSchedule(fn: () => void, ms: number): Disposable {
   return { dispose: () => clearTimeout(timer) };
 }
 
-function quoteForLog(arg: string): string {
-  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg);
+/** The first error of a type in an error's cause chain. */
+function findCause<T extends Error>(err: unknown, type: abstract new (...args: never[]) => T): T | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    if (e instanceof type) return e;
+  }
+  return undefined;
 }
 
 export function errorMessage(err: unknown): string {

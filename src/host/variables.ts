@@ -69,7 +69,7 @@ function templatedStrings(def: ServerDefinition): string[] {
   if (def.type === 'stdio') {
     return [def.command, ...def.args, ...Object.values(def.env).filter((v): v is string => v !== null), def.cwd ?? '', def.envFile ?? ''];
   }
-  return [def.url, ...Object.values(def.headers)];
+  return [def.url, ...Object.values(def.headers), def.oauth?.clientSecret ?? ''];
 }
 
 /** Which input values a definition needs, asked through the resolver. */

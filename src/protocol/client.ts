@@ -196,6 +196,8 @@ export class McpClient implements Disposable {
       throw new McpError(ErrorCode.ConnectionClosed, `${this.options.label} closed during the handshake`);
     }
     this.state = { kind: 'ready', initializeResult: result };
+    // HTTP transports send the negotiated version as a header on every later request.
+    this.transport.setProtocolVersion?.(result.protocolVersion);
     await this.connection.notify('notifications/initialized');
     return result;
   }

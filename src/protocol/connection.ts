@@ -317,9 +317,7 @@ export class JsonRpcConnection implements Disposable {
     for (let id = ids.first; id <= ids.last; id++) {
       const pending = this.settle(id);
       if (!pending) continue;
-      pending.reject(
-        err instanceof McpError ? err : new ConnectionClosedError(`Could not send ${pending.method} to ${this.options.label}: ${errorText(err)}`),
-      );
+      pending.reject(err instanceof McpError ? err : sendError(pending.method, this.options.label, err));
     }
   }
 
@@ -642,4 +640,11 @@ function abortReason(signal: AbortSignal): string {
 
 export function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/** A write that failed; the transport's error stays reachable as `cause` (e.g. to tell a sign-in from a lost server). */
+function sendError(method: string, label: string, err: unknown): ConnectionClosedError {
+  const error = new ConnectionClosedError(`Could not send ${method} to ${label}: ${errorText(err)}`);
+  error.cause = err;
+  return error;
 }

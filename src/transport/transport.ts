@@ -35,4 +35,11 @@ export interface Transport {
   /** Free-form log lines (e.g. stderr of a child process). */
   readonly onLog: Event<string>;
   readonly isClosed: boolean;
+  /** The process id, for transports that start a process. */
+  readonly pid?: number;
+  /**
+   * Told the negotiated protocol version once the handshake is done (HTTP transports send
+   * it as the MCP-Protocol-Version header on every later request). Optional: stdio ignores it.
+   */
+  setProtocolVersion?(version: string): void;
 }

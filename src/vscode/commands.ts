@@ -46,6 +46,21 @@ export function registerLifecycleCommands(controller: HostController, treeRefres
       const server = await pickServer(controller, arg, 'Restart which server?');
       await server?.restart();
     }),
+    vscode.commands.registerCommand('mcpHost.signIn', async (arg?: unknown) => {
+      const server = await pickServer(controller, arg, 'Sign in to which server?', (s) => s.canSignIn);
+      if (!server) return;
+      if (!server.canSignIn) {
+        void vscode.window.showInformationMessage(`MCP Host: "${server.name}" is a local server; only remote (http) servers sign in.`);
+        return;
+      }
+      await server.signIn();
+    }),
+    vscode.commands.registerCommand('mcpHost.signOut', async (arg?: unknown) => {
+      const server = await pickServer(controller, arg, 'Sign out of which server?', (s) => s.canSignIn);
+      if (!server?.canSignIn) return;
+      await server.signOut();
+      void vscode.window.showInformationMessage(`MCP Host: signed out of "${server.name}"; its tokens were forgotten.`);
+    }),
     vscode.commands.registerCommand('mcpHost.startAll', () => registry.startAll()),
     vscode.commands.registerCommand('mcpHost.stopAll', () => registry.stopAll()),
     vscode.commands.registerCommand('mcpHost.showLogs', async (arg?: unknown) => {

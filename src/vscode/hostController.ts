@@ -8,6 +8,7 @@ import type { LoggingLevel } from '../protocol/schemas';
 import type { Logger } from '../util/logger';
 import { ConfigLoader } from './configLoader';
 import { usageServices } from './services';
+import { createServerAuthorization } from './signIn';
 
 export const EXTENSION_VERSION = '0.1.0';
 
@@ -83,9 +84,11 @@ export class HostController implements vscode.Disposable {
   private environmentFor(entry: ServerEntry): ConnectionEnvironment {
     const channel = this.channelFor(entry);
     const config = () => vscode.workspace.getConfiguration('mcpHost');
+    const logger = this.teeLogger(entry.id, channel);
     return {
       clientInfo: { name: 'mcp-host-vscode', title: 'MCP Host for VS Code', version: EXTENSION_VERSION },
-      logger: this.teeLogger(entry.id, channel),
+      logger,
+      authorization: (server) => createServerAuthorization(this.context.secrets, server, logger),
       traceEnabled: () => channel.logLevel === vscode.LogLevel.Trace,
       requestTimeoutMs: () => Math.max(1, config().get<number>('requestTimeoutSeconds', 60)) * 1000,
       serverLogLevel: () => config().get<LoggingLevel>('serverLogLevel', 'info'),

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ServerRegistry } from '../host/registry';
 import type { ServerConnection, ServerState } from '../host/serverConnection';
+import { withoutCredentials } from '../host/transportFactory';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/schemas';
 
 export type CategoryKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
@@ -222,6 +223,8 @@ export function stateLabel(state: ServerState): string {
       return state.reason ? `stopped: ${state.reason}` : 'stopped';
     case 'error':
       return state.retryAt ? 'error (restarting)' : 'error';
+    case 'needs-sign-in':
+      return 'sign-in needed';
   }
 }
 
@@ -229,7 +232,8 @@ function serverItem(server: ServerConnection): vscode.TreeItem {
   const state = server.state;
   const item = new vscode.TreeItem(server.name, state.kind === 'running' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
   item.id = server.id;
-  item.contextValue = `mcpHost.server.${state.kind}`;
+  // ".remote" lets the menus offer Sign In and Sign Out on remote servers only.
+  item.contextValue = `mcpHost.server.${state.kind}${server.definition && server.definition.type !== 'stdio' ? '.remote' : ''}`;
   switch (state.kind) {
     case 'running': {
       const lists = server.lists;
@@ -253,6 +257,11 @@ function serverItem(server: ServerConnection): vscode.TreeItem {
       item.description = `${stateLabel(state)}: ${firstLine(state.message)}`;
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
       break;
+    case 'needs-sign-in':
+      item.description = stateLabel(state);
+      item.iconPath = new vscode.ThemeIcon('account', new vscode.ThemeColor('notificationsWarningIcon.foreground'));
+      item.command = { command: 'mcpHost.signIn', title: 'Sign In', arguments: [server.id] };
+      break;
   }
   item.tooltip = serverTooltip(server);
   return item;
@@ -267,6 +276,7 @@ export function serverTooltip(server: ServerConnection): vscode.MarkdownString {
     const caps = Object.keys(state.capabilities);
     lines.push(`Capabilities: ${caps.length ? caps.join(', ') : 'none'}`);
     if (state.pid) lines.push(`Process: ${state.pid}`);
+    if (state.url) lines.push(`Address: ${withoutCredentials(state.url)}`);
     if (state.instructions) lines.push(`Instructions:\n\n${state.instructions.length > 600 ? `${state.instructions.slice(0, 600)}…` : state.instructions}`);
   }
   if (state.kind === 'error') {
@@ -274,8 +284,10 @@ export function serverTooltip(server: ServerConnection): vscode.MarkdownString {
     if (state.retryAt) lines.push(`Restarting at ${new Date(state.retryAt).toLocaleTimeString()}`);
   }
   if (state.kind === 'stopped' && state.reason) lines.push(state.reason);
+  if (state.kind === 'needs-sign-in') lines.push(`${state.message} Click the server, or use Sign In from its menu.`);
   const def = server.definition;
   if (def?.type === 'stdio') lines.push(`Command: \`${[def.command, ...def.args].join(' ')}\``);
+  else if (def) lines.push(`${def.type === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'}: ${withoutCredentials(def.url)}`);
   const origin = server.source.kind === 'user' ? 'user settings (mcpHost.servers)' : server.source.label ? `${server.source.label}: ${server.source.file}` : server.source.file;
   lines.push(`Origin: ${origin}`);
   return markdown(lines);

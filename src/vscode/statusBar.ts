@@ -22,11 +22,14 @@ export class ServerStatusBar implements vscode.Disposable {
     const running = servers.filter((s) => s.state.kind === 'running').length;
     const failed = servers.filter((s) => s.state.kind === 'error');
     const starting = servers.some((s) => s.state.kind === 'starting');
-    const icon = failed.length ? '$(warning)' : starting ? '$(loading~spin)' : '$(plug)';
+    const signIn = servers.filter((s) => s.state.kind === 'needs-sign-in');
+    const icon = failed.length ? '$(warning)' : signIn.length ? '$(account)' : starting ? '$(loading~spin)' : '$(plug)';
     this.item.text = `${icon} MCP ${running}/${servers.length}`;
-    this.item.tooltip = failed.length
-      ? `${running} of ${servers.length} MCP servers running; failed: ${failed.map((s) => s.name).join(', ')}`
-      : `${running} of ${servers.length} MCP servers running`;
+    const notes = [
+      failed.length ? `failed: ${failed.map((s) => s.name).join(', ')}` : '',
+      signIn.length ? `sign-in needed: ${signIn.map((s) => s.name).join(', ')}` : '',
+    ].filter(Boolean);
+    this.item.tooltip = `${running} of ${servers.length} MCP servers running${notes.length ? `; ${notes.join('; ')}` : ''}`;
     this.item.backgroundColor = failed.length ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }

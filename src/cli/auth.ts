@@ -1,0 +1,52 @@
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { OAuthProvider } from '../auth/oauthProvider';
+import { FileSecretStore, MemorySecretStore } from '../auth/stores';
+import type { AuthorizationInteraction, ServerAuthorization, StaticClientConfig } from '../auth/types';
+import type { CliIo } from './main';
+
+/** Where the CLI keeps OAuth tokens: an owner-only file, unless told otherwise. */
+export function tokenFilePath(env: NodeJS.ProcessEnv): string {
+  if (env.MCP_HOST_TOKEN_FILE) return env.MCP_HOST_TOKEN_FILE;
+  const configHome = env.XDG_CONFIG_HOME || path.join(env.HOME || os.homedir(), '.config');
+  return path.join(configHome, 'mcp-host', 'oauth-tokens.json');
+}
+
+/**
+ * A terminal has no modal and may have no browser: sign-in prints the URL to open and waits for
+ * the browser to come back to the loopback redirect. Only a terminal a person sits at signs in.
+ */
+function terminalInteraction(io: CliIo): AuthorizationInteraction {
+  return {
+    async confirmSignIn({ serverName, authorizationServer, scopes }) {
+      const scopeText = scopes.length > 0 ? ` (scopes: ${scopes.join(' ')})` : '';
+      io.stderr(`mcp-host: ${serverName} needs you to sign in at ${authorizationServer}${scopeText}.\n`);
+      return true;
+    },
+    async openBrowser(url) {
+      io.stderr(`mcp-host: open this address in a browser to sign in, then come back here:\n\n  ${url.href}\n\n`);
+    },
+  };
+}
+
+export function cliAuthorization(options: {
+  serverName: string;
+  url: string;
+  staticClient?: StaticClientConfig;
+  /** False keeps tokens in memory (gone when the command ends). */
+  persist: boolean;
+  io: CliIo;
+}): ServerAuthorization {
+  const { io } = options;
+  const provider = new OAuthProvider({
+    serverName: options.serverName,
+    resource: options.url,
+    store: options.persist ? new FileSecretStore(tokenFilePath(io.env)) : new MemorySecretStore(),
+    interaction: terminalInteraction(io),
+    staticClient: options.staticClient,
+    clientName: 'MCP Host CLI',
+    log: io.env.MCP_HOST_DEBUG_AUTH ? (line) => io.stderr(`mcp-host [auth] ${line}\n`) : undefined,
+  });
+  provider.setInteractive(io.interactive ?? false);
+  return provider;
+}

@@ -1,0 +1,83 @@
+import type { HttpAuthProvider } from '../auth/types';
+import { createHttpTransport } from '../transport/http';
+import { StdioTransport } from '../transport/stdio';
+import type { Transport } from '../transport/transport';
+
+/** A server definition with every variable resolved: what a transport is built from. */
+export type LaunchSpec = StdioLaunchSpec | HttpLaunchSpec;
+
+export interface StdioLaunchSpec {
+  readonly type: 'stdio';
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string | null>>;
+  readonly cwd?: string;
+}
+
+export interface HttpLaunchSpec {
+  readonly type: 'http' | 'sse';
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/** What every transport may need besides its spec. */
+export interface TransportContext {
+  /** The server's name, for errors and logs. */
+  readonly label: string;
+  readonly maxMessageBytes?: number;
+  readonly shutdown?: { closeStdinGraceMs?: number; sigtermGraceMs?: number };
+  /** Authorization of HTTP requests (OAuth); stdio ignores it. */
+  readonly auth?: HttpAuthProvider;
+  readonly fetch?: typeof globalThis.fetch;
+}
+
+type Builder<S extends LaunchSpec> = (spec: S, context: TransportContext) => Transport;
+
+/** One line per transport kind: adding a transport is a file plus a line here. */
+const builders: { [K in LaunchSpec['type']]: Builder<Extract<LaunchSpec, { type: K }>> } = {
+  stdio: (spec, context) =>
+    new StdioTransport({
+      command: spec.command,
+      args: [...spec.args],
+      env: { ...spec.env },
+      cwd: spec.cwd,
+      label: context.label,
+      maxMessageBytes: context.maxMessageBytes,
+      shutdown: context.shutdown,
+    }),
+  http: (spec, context) => createHttpTransport('http', httpOptions(spec, context)),
+  sse: (spec, context) => createHttpTransport('sse', httpOptions(spec, context)),
+};
+
+function httpOptions(spec: HttpLaunchSpec, context: TransportContext) {
+  return { url: spec.url, headers: spec.headers, label: context.label, auth: context.auth, fetch: context.fetch, maxMessageBytes: context.maxMessageBytes };
+}
+
+/** Builds the transport for a resolved server definition. The host never names a concrete transport. */
+export function createTransport(spec: LaunchSpec, context: TransportContext): Transport {
+  const build = builders[spec.type] as Builder<LaunchSpec>;
+  return build(spec, context);
+}
+
+/** A short, log-safe description of where a spec connects: the command line or the URL. */
+export function describeLaunch(spec: LaunchSpec): string {
+  if (spec.type === 'stdio') return [spec.command, ...spec.args].map(quoteForLog).join(' ') + (spec.cwd ? ` (cwd ${spec.cwd})` : '');
+  return `${spec.type === 'sse' ? 'HTTP+SSE' : 'HTTP'} ${withoutCredentials(spec.url)}`;
+}
+
+/** A URL without user:password, which must not reach a log. */
+export function withoutCredentials(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.username && !parsed.password) return url;
+    parsed.username = '';
+    parsed.password = '';
+    return parsed.href;
+  } catch {
+    return url;
+  }
+}
+
+function quoteForLog(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : JSON.stringify(arg);
+}

@@ -1,0 +1,355 @@
+/**
+ * What the HTTP transports share: their options, their error, the fetch-with-authorization
+ * helper, SSE body reading (eventsource-parser) and log-safe descriptions of URLs and failures.
+ * Kept apart from http.ts (the factory) so that the transports and the factory do not import
+ * each other.
+ */
+import { setMaxListeners } from 'node:events';
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import type { AuthChallenge, HttpAuthProvider } from '../auth/types';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
+import { TransportError } from './stdio';
+
+export interface HttpReconnectOptions {
+  /** First wait before reconnecting a dropped SSE stream, when the server sent no `retry:`. Default 1000. */
+  initialDelayMs?: number;
+  /** Longest wait between attempts (the wait doubles each time). Default 30000. */
+  maxDelayMs?: number;
+  /** Attempts before giving up on a stream. Default 5. */
+  maxAttempts?: number;
+}
+
+export interface HttpTransportOptions {
+  /** The MCP endpoint (Streamable HTTP) or the SSE URL (legacy). */
+  url: string;
+  /** Sent with every request (e.g. an API key). Never logged. */
+  headers?: Readonly<Record<string, string>>;
+  /** Names the server in errors and log lines, e.g. `server 'everything'`. */
+  label: string;
+  /** Adds Authorization and handles 401/403 challenges. */
+  auth?: HttpAuthProvider;
+  /** Defaults to the platform fetch (so an editor's proxy support applies). */
+  fetch?: typeof globalThis.fetch;
+  /** Longest accepted incoming message (default 64 MiB). */
+  maxMessageBytes?: number;
+  reconnect?: HttpReconnectOptions;
+}
+
+export const DEFAULT_RECONNECT_INITIAL_DELAY_MS = 1000;
+export const DEFAULT_RECONNECT_MAX_DELAY_MS = 30_000;
+export const DEFAULT_RECONNECT_MAX_ATTEMPTS = 5;
+/** How often one request may be re-sent after a 401/403 challenge was handled. */
+export const MAX_AUTH_RETRIES = 3;
+/** How long close() waits for the server to acknowledge the session DELETE. */
+export const DELETE_TIMEOUT_MS = 2000;
+
+/**
+ * An HTTP transport failure. `code` is a Node errno code for network failures ('ECONNREFUSED',
+ * 'ENOTFOUND', ...), `HTTP_<status>` for an HTTP error status, or 'ECLOSED' / 'EPROTO'.
+ * `url` is log-safe (no query string, no user info). The message never holds a header value.
+ */
+export class HttpTransportError extends TransportError {
+  readonly status?: number;
+  readonly url: string;
+  constructor(message: string, options: { code: string; url: string; status?: number; label?: string; cause?: unknown }) {
+    super(message, options.code, { label: options.label, cause: options.cause });
+    this.name = 'HttpTransportError';
+    this.status = options.status;
+    this.url = options.url;
+  }
+}
+
+/** Origin and path only: the query may hold a key and the user info a password. */
+export function displayUrl(url: URL): string {
+  return url.origin + url.pathname;
+}
+
+/** Parses and checks the configured URL; throws a TypeError a person can act on. */
+export function parseHttpUrl(raw: string, label: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TypeError(`${label}: invalid server URL (expected http:// or https://...)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`${label}: the server URL must start with http:// or https:// (got ${url.protocol})`);
+  }
+  return url;
+}
+
+/** Fetch options the transports resolve once. */
+export interface ResolvedHttpOptions {
+  readonly url: URL;
+  readonly href: string;
+  readonly shownUrl: string;
+  readonly label: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly auth: HttpAuthProvider | undefined;
+  readonly fetch: typeof globalThis.fetch;
+  readonly maxMessageBytes: number;
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly maxAttempts: number;
+}
+
+export function resolveHttpOptions(options: HttpTransportOptions): ResolvedHttpOptions {
+  const url = parseHttpUrl(options.url, options.label);
+  const headers: Record<string, string> = {};
+  // Lower-case names, so ours (accept, content-type, mcp-*) replace rather than duplicate theirs.
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers[name.toLowerCase()] = value;
+  return {
+    url,
+    href: url.href,
+    shownUrl: displayUrl(url),
+    label: options.label,
+    headers,
+    auth: options.auth,
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    maxMessageBytes: positive(options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
+    initialDelayMs: positive(options.reconnect?.initialDelayMs, DEFAULT_RECONNECT_INITIAL_DELAY_MS),
+    maxDelayMs: positive(options.reconnect?.maxDelayMs, DEFAULT_RECONNECT_MAX_DELAY_MS),
+    maxAttempts: positive(options.reconnect?.maxAttempts, DEFAULT_RECONNECT_MAX_ATTEMPTS),
+  };
+}
+
+function positive(value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new RangeError(`expected a non-negative number, got ${value}`);
+  return value;
+}
+
+/** An AbortController whose signal may carry any number of fetches without a leak warning. */
+export function manyListenerController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
+}
+
+/**
+ * One HTTP request with the configured headers and authorization. On 401/403 the auth provider
+ * is asked (`handleChallenge`) and the request re-sent, at most MAX_AUTH_RETRIES times. Network
+ * failures become HttpTransportErrors naming the address and errno. Responses with other error
+ * statuses are returned for the caller to judge.
+ */
+export async function fetchWithAuth(
+  o: ResolvedHttpOptions,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<Response> {
+  const auth = o.auth;
+  if (auth === undefined) {
+    const res = await fetchOnce(o, method, target, headers, body, signal);
+    if (res.status === 401) {
+      await drain(res);
+      throw new HttpTransportError(
+        `${o.label}: ${o.shownUrl} requires authorization (HTTP 401) and no sign-in is configured for it. ` +
+          'Add the needed credentials (an "Authorization" header or an OAuth client) to the server configuration.',
+        { code: 'HTTP_401', status: 401, url: o.shownUrl, label: o.label },
+      );
+    }
+    return res;
+  }
+  for (let attempt = 0; ; attempt++) {
+    const authorization = await auth.authorizationHeader(o.url);
+    const sent = authorization === undefined ? headers : { ...headers, authorization };
+    const res = await fetchOnce(o, method, target, sent, body, signal);
+    if (res.status !== 401 && res.status !== 403) return res;
+    const challenge: AuthChallenge = { status: res.status, wwwAuthenticate: res.headers.get('www-authenticate') };
+    await drain(res);
+    if (attempt >= MAX_AUTH_RETRIES) {
+      throw new HttpTransportError(
+        `${o.label}: ${o.shownUrl} still answers HTTP ${res.status} after signing in ${MAX_AUTH_RETRIES} times; ` +
+          'the account may lack access to this server. Sign out and in again, or check the server configuration.',
+        { code: `HTTP_${res.status}`, status: res.status, url: o.shownUrl, label: o.label },
+      );
+    }
+    // May reject with AuthorizationRequiredError: that travels up unchanged.
+    const decision = await auth.handleChallenge(challenge, o.url);
+    if (signal.aborted) throw closedError(o);
+    if (decision !== 'retry') {
+      throw new HttpTransportError(
+        res.status === 401
+          ? `${o.label}: ${o.shownUrl} requires authorization (HTTP 401) and no valid sign-in could be obtained. Sign in again.`
+          : `${o.label}: ${o.shownUrl} refused access (HTTP 403 Forbidden). The account may lack a needed permission or scope.`,
+        { code: `HTTP_${res.status}`, status: res.status, url: o.shownUrl, label: o.label },
+      );
+    }
+  }
+}
+
+async function fetchOnce(
+  o: ResolvedHttpOptions,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+): Promise<Response> {
+  try {
+    return await o.fetch(target, { method, headers, body, signal });
+  } catch (err) {
+    if (signal.aborted) throw closedError(o, err);
+    throw networkError(o, method, err);
+  }
+}
+
+/** True for a failure where no HTTP answer arrived at all (refused, reset, DNS, TLS, ...). */
+export function isNetworkError(err: unknown): boolean {
+  return err instanceof HttpTransportError && err.status === undefined && err.code !== 'ECLOSED' && err.code !== 'EPROTO';
+}
+
+export function closedError(o: { label: string; shownUrl: string }, cause?: unknown): HttpTransportError {
+  return new HttpTransportError(`${o.label}: the connection to ${o.shownUrl} was closed`, {
+    code: 'ECLOSED',
+    url: o.shownUrl,
+    label: o.label,
+    cause,
+  });
+}
+
+/** undici's `fetch failed` hides the reason in `cause` (sometimes an AggregateError). */
+export function networkError(o: { label: string; shownUrl: string }, method: string, err: unknown): HttpTransportError {
+  const detail = describeNetworkCause(err);
+  return new HttpTransportError(`${o.label}: cannot reach ${o.shownUrl} (${method}): ${detail.text}`, {
+    code: detail.code ?? 'ENETWORK',
+    url: o.shownUrl,
+    label: o.label,
+    cause: err,
+  });
+}
+
+function describeNetworkCause(err: unknown): { text: string; code?: string } {
+  let cause: unknown = err;
+  // fetch failed -> cause (Error with code) or AggregateError(errors)
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string' && code !== 'ERR_INVALID_ARG_TYPE') {
+      const address = (cause as { address?: unknown }).address;
+      const port = (cause as { port?: unknown }).port;
+      const where = typeof address === 'string' ? ` ${address}${typeof port === 'number' ? `:${port}` : ''}` : '';
+      const hint = NETWORK_HINTS[code];
+      return { text: `${code}${where}${hint ? ` (${hint})` : ''}`, code };
+    }
+    if (cause instanceof AggregateError && cause.errors.length > 0) cause = cause.errors[0];
+    else if (cause.cause !== undefined) cause = cause.cause;
+    else break;
+  }
+  return { text: cause instanceof Error ? cause.message : String(cause) };
+}
+
+const NETWORK_HINTS: Record<string, string> = {
+  ECONNREFUSED: 'nothing is listening there; is the server running?',
+  ENOTFOUND: 'the host name does not resolve',
+  ECONNRESET: 'the server closed the connection',
+  ETIMEDOUT: 'the connection timed out',
+  UND_ERR_SOCKET: 'the server closed the connection',
+  UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
+};
+
+/** An error for an HTTP error status, with a short log-safe excerpt of the body. */
+export async function statusError(o: ResolvedHttpOptions, method: string, res: Response, what: string, hint?: string): Promise<HttpTransportError> {
+  let detail = '';
+  try {
+    const text = await res.text();
+    detail = bodyDetail(text);
+  } catch {
+    // The body is only decoration.
+  }
+  const status = res.status;
+  const statusText = res.statusText ? ` ${res.statusText}` : '';
+  const advice = hint ?? STATUS_HINTS[status] ?? (status >= 500 ? 'the server failed; see its logs' : undefined);
+  return new HttpTransportError(
+    `${o.label}: ${method} ${o.shownUrl} (${what}) answered HTTP ${status}${statusText}${detail ? `: ${detail}` : ''}${advice ? ` — ${advice}` : ''}`,
+    { code: `HTTP_${status}`, status, url: o.shownUrl, label: o.label },
+  );
+}
+
+const STATUS_HINTS: Record<number, string> = {
+  403: 'access refused',
+  404: 'check the URL',
+  405: 'the URL does not accept this method; check the URL and the transport type (http or sse)',
+  406: 'the server does not accept the content types this client uses',
+  415: 'the server does not accept JSON bodies here',
+};
+
+/** A JSON-RPC error's message, or the first line of a text body, cut short. */
+function bodyDetail(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  try {
+    const value = JSON.parse(trimmed) as { error?: { message?: unknown } };
+    if (value && typeof value.error?.message === 'string') return excerptText(value.error.message);
+  } catch {
+    // Not JSON: show the start of the text.
+  }
+  return excerptText(trimmed);
+}
+
+/** A short, single-line excerpt for logs. */
+export function excerptText(text: string, max = 160): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/** Reads and discards a body so the connection can be reused. */
+export async function drain(res: Response): Promise<void> {
+  if (res.body === null) return;
+  try {
+    await res.arrayBuffer();
+  } catch {
+    // Nothing to keep.
+  }
+}
+
+/** Whether the content type is an SSE stream. */
+export function isEventStream(contentType: string | null): boolean {
+  return contentType !== null && contentType.toLowerCase().startsWith('text/event-stream');
+}
+
+export interface SseSink {
+  onEvent(event: EventSourceMessage): void;
+  onRetry(ms: number): void;
+}
+
+/** The event stream broke a rule we enforce (an event over the size limit). */
+export class SseLimitError extends Error {}
+
+/**
+ * Reads an SSE body to its end, handing each event to the sink. Resolves when the server ends
+ * the body; rejects when reading fails (network, abort) or an event outgrows `maxChars`.
+ */
+export async function readEventStream(body: ReadableStream<Uint8Array>, sink: SseSink, maxChars: number): Promise<void> {
+  let limitError: SseLimitError | undefined;
+  const parser = createParser({
+    onEvent: (event) => sink.onEvent(event),
+    onRetry: (ms) => sink.onRetry(ms),
+    onError: (error) => {
+      if (error.type === 'max-buffer-size-exceeded') {
+        limitError = new SseLimitError(`an SSE event is larger than the limit of ${maxChars} bytes`);
+      }
+      // Unknown fields and invalid retry values are ignored, as the SSE standard says.
+    },
+    maxBufferSize: maxChars,
+  });
+  const decoder = new TextDecoder();
+  const reader = body.getReader();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parser.feed(decoder.decode(value, { stream: true }));
+      if (limitError) throw limitError;
+    }
+    const rest = decoder.decode();
+    if (rest !== '') parser.feed(rest);
+  } catch (err) {
+    reader.cancel().catch(() => undefined);
+    throw err;
+  } finally {
+    reader.releaseLock();
+  }
+}

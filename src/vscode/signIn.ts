@@ -1,0 +1,79 @@
+import * as vscode from 'vscode';
+import { OAuthProvider } from '../auth/oauthProvider';
+import type { AuthorizationInteraction, SecretStore, ServerAuthorization, StaticClientConfig } from '../auth/types';
+import type { Logger } from '../util/logger';
+import { usageServices } from './services';
+
+/** Tokens and client registrations live in VS Code's SecretStorage under this prefix. */
+const SECRET_PREFIX = 'mcpHost.oauth:';
+
+/** SecretStorage as the auth floor's store, with our keys kept apart from the inputs'. */
+function secretStorageStore(secrets: vscode.SecretStorage): SecretStore {
+  return {
+    get: (key) => secrets.get(SECRET_PREFIX + key),
+    store: (key, value) => secrets.store(SECRET_PREFIX + key, value),
+    delete: (key) => secrets.delete(SECRET_PREFIX + key),
+  };
+}
+
+/**
+ * How sign-in talks to a person in VS Code: a modal that names the server and the scopes, the
+ * system browser, and a loopback redirect mapped through asExternalUri (so it also works when
+ * VS Code itself runs in a browser, where the loopback address is forwarded).
+ */
+function vscodeInteraction(): AuthorizationInteraction {
+  return {
+    async confirmSignIn({ serverName, authorizationServer, scopes }) {
+      const scopeText = scopes.length > 0 ? ` for the scopes ${scopes.map((s) => `"${s}"`).join(', ')}` : '';
+      const answer = await usageServices.prompter.message(
+        'info',
+        `MCP server "${serverName}" wants you to sign in at ${hostOf(authorizationServer)}${scopeText}.`,
+        { key: 'signin.confirm', modal: true, detail: 'Your browser opens the sign-in page. The token is kept in VS Code\'s secret storage and sent only to this server.' },
+        'Sign In',
+      );
+      return answer === 'Sign In';
+    },
+    async openBrowser(url) {
+      const opened = await usageServices.prompter.openExternal(vscode.Uri.parse(url.href, true));
+      if (!opened) throw new Error('the browser could not be opened for the sign-in page');
+    },
+    async externalRedirectUri(local) {
+      const external = await vscode.env.asExternalUri(vscode.Uri.parse(local.href, true));
+      return new URL(external.toString(true));
+    },
+    async askClientId({ serverName, authorizationServer, redirectUri }) {
+      const clientId = await usageServices.prompter.input({
+        key: 'signin.clientId',
+        title: `Sign in to "${serverName}"`,
+        prompt: `${hostOf(authorizationServer)} does not let MCP Host register itself. Register an OAuth client there with the redirect URI ${redirectUri}, then enter its client id.`,
+        ignoreFocusOut: true,
+      });
+      return clientId ? { clientId } : undefined;
+    },
+  };
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
+/** Builds a server's authorization: OAuth with its tokens in SecretStorage. */
+export function createServerAuthorization(
+  secrets: vscode.SecretStorage,
+  server: { name: string; url: string; staticClient?: StaticClientConfig },
+  logger: Logger,
+): ServerAuthorization {
+  return new OAuthProvider({
+    serverName: server.name,
+    resource: server.url,
+    store: secretStorageStore(secrets),
+    interaction: vscodeInteraction(),
+    staticClient: server.staticClient,
+    clientName: 'MCP Host for VS Code',
+    log: (line) => logger.info(`[auth] ${line}`),
+  });
+}

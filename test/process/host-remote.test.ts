@@ -1,0 +1,185 @@
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ServerConnection, serverId, type ConnectionEnvironment, type ServerState } from '../../src/host/serverConnection';
+import type { ConfigSource, ServerDefinition } from '../../src/host/config';
+import { NODE_MODULES } from '../helpers/paths';
+import { recordingLogger, waitFor } from '../helpers/servers';
+
+const source: ConfigSource = { file: '/tmp/remote-tests/.vscode/mcp.json', kind: 'workspace', workspaceFolder: '/tmp/remote-tests' };
+
+function environment(logs: string[], overrides: Partial<ConnectionEnvironment> = {}): ConnectionEnvironment {
+  return {
+    clientInfo: { name: 'mcp-host-tests', version: '0' },
+    logger: recordingLogger(logs),
+    traceEnabled: () => true,
+    requestTimeoutMs: () => 10_000,
+    serverLogLevel: () => undefined,
+    inputs: () => [],
+    handlers: {},
+    processEnv: process.env,
+    ...overrides,
+  };
+}
+
+function connection(def: ServerDefinition, overrides: Partial<ConnectionEnvironment> = {}) {
+  const logs: string[] = [];
+  const states: ServerState['kind'][] = [];
+  const c = new ServerConnection(def, serverId(def), def.name, def.source, environment(logs, overrides));
+  c.onDidChangeState((s) => states.push(s.kind));
+  return { c, states, logs };
+}
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** server-everything over Streamable HTTP on a free port, started by the test. */
+async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess }> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await waitFor(() => /listening on port/i.test(stderr), 20_000, `server-everything to listen (stderr: ${stderr})`);
+  return { url: `http://127.0.0.1:${port}/mcp`, child };
+}
+
+/**
+ * A minimal MCP server over Streamable HTTP (JSON answers only) that records the headers of
+ * every request: enough to see what the host sends, and nothing more.
+ */
+async function recordingServer(): Promise<{ url: string; requests: http.IncomingHttpHeaders[]; close(): Promise<void> }> {
+  const requests: http.IncomingHttpHeaders[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push(req.headers);
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (req.method !== 'POST') {
+        res.writeHead(405).end();
+        return;
+      }
+      const message = JSON.parse(body) as { id?: number; method: string };
+      if (message.id === undefined) {
+        res.writeHead(202).end();
+        return;
+      }
+      const result =
+        message.method === 'initialize'
+          ? { protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'recording', version: '1.0.0' } }
+          : message.method === 'tools/list'
+            ? { tools: [{ name: 'noop', inputSchema: { type: 'object' } }] }
+            : {};
+      res.writeHead(200, { 'content-type': 'application/json', 'mcp-session-id': 'session-1' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    requests,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('ServerConnection with remote servers (real HTTP)', () => {
+  let everything: { url: string; child: ChildProcess };
+
+  before(async () => {
+    everything = await startEverythingHttp();
+  });
+
+  after(() => {
+    everything?.child.kill('SIGTERM');
+  });
+
+  test('a Streamable HTTP server reaches running with its lists, and stops', async () => {
+    const { c, states, logs } = connection({ type: 'http', name: 'remote', url: everything.url, headers: {}, source });
+    await c.start();
+    assert.equal(c.state.kind, 'running', logs.join('\n'));
+    if (c.state.kind === 'running') {
+      assert.equal(c.state.url, everything.url);
+      assert.equal(c.state.pid, undefined);
+      assert.match(c.state.serverInfo.name, /everything/i);
+    }
+    assert.ok(c.lists.tools.some((t) => t.name === 'echo'), 'tools listed');
+    assert.ok(c.lists.resources.length > 0, 'resources listed');
+    assert.ok(c.lists.prompts.length > 0, 'prompts listed');
+    const result = await c.client!.callTool('echo', { message: 'over http' });
+    assert.match(JSON.stringify(result.content), /over http/);
+    await c.stop();
+    assert.equal(c.state.kind, 'stopped');
+    assert.deepEqual(states, ['starting', 'running', 'stopping', 'stopped']);
+    assert.ok(logs.some((l) => l.includes(`Connecting to: HTTP ${everything.url}`)), 'the log says where it connects');
+  });
+
+  test('a server that cannot be reached is an error with the address and the reason, retried with backoff', async () => {
+    const port = await freePort();
+    let scheduled = 0;
+    const { c, logs } = connection(
+      { type: 'http', name: 'down', url: `http://127.0.0.1:${port}/mcp`, headers: {}, source },
+      { schedule: () => ((scheduled++), { dispose() {} }) },
+    );
+    await c.start();
+    assert.equal(c.state.kind, 'error', logs.join('\n'));
+    if (c.state.kind === 'error') {
+      assert.match(c.state.message, /down/);
+      assert.match(c.state.message, new RegExp(`127\\.0\\.0\\.1:${port}|ECONNREFUSED`));
+      assert.ok(c.state.retryAt !== undefined, 'a lost server is retried like a crashed process');
+    }
+    assert.equal(scheduled, 1);
+    await c.stop();
+    assert.equal(c.state.kind, 'stopped');
+  });
+
+  test('configured headers are sent with their variables resolved, and their values never logged', async () => {
+    const server = await recordingServer();
+    try {
+      const secret = 'sk-live-0123456789abcdef';
+      const { c, logs } = connection(
+        {
+          type: 'http',
+          name: 'headers',
+          url: server.url,
+          headers: { Authorization: 'Bearer ${input:token}', 'X-Team': '${env:MCP_TEST_TEAM}' },
+          source,
+        },
+        {
+          inputs: () => [{ id: 'token', type: 'promptString', password: true }],
+          inputResolver: { resolve: async () => secret },
+          processEnv: { ...process.env, MCP_TEST_TEAM: 'blue' },
+        },
+      );
+      await c.start();
+      assert.equal(c.state.kind, 'running', logs.join('\n'));
+      assert.ok(server.requests.length >= 2);
+      for (const headers of server.requests.filter((h) => h['content-type'])) {
+        assert.equal(headers.authorization, `Bearer ${secret}`);
+        assert.equal(headers['x-team'], 'blue');
+      }
+      const later = server.requests.at(-1)!;
+      assert.equal(later['mcp-session-id'], 'session-1', 'the session id is sent after initialize');
+      assert.equal(later['mcp-protocol-version'], '2025-11-25', 'the negotiated version is sent after initialize');
+      await c.stop();
+      const all = logs.join('\n');
+      assert.ok(all.length > 0);
+      assert.ok(!all.includes(secret), 'the token is not in the log');
+    } finally {
+      await server.close();
+    }
+  });
+});
