@@ -1,15 +1,23 @@
 // Builds our client for the bench with the extension's production esbuild settings
 // (esbuild.mjs --production: bundled, minified, node20, cjs, ES-module entry points preferred),
 // so the bench runs the same protocol, transport and zod/mini code, compiled the same way,
-// that dist/extension.js ships. Only the entry differs: it exports McpClient and StdioTransport.
+// that dist/extension.js ships. Only the entry differs: it exports McpClient, StdioTransport
+// and, once src/transport/http.ts exists, createHttpTransport (for the HTTP scenarios).
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { OURS_BUNDLE, ROOT } from './paths.mjs';
+
+/** Whether our HTTP transport exists yet (the HTTP scenarios need it for "ours"). */
+export const HAS_HTTP = existsSync(join(ROOT, 'src/transport/http.ts'));
 
 /** minify: false gives readable names for profiling (node --cpu-prof); the bench always runs minified. */
 export async function buildOurs({ minify = true } = {}) {
   await esbuild.build({
     stdin: {
-      contents: "export { McpClient } from './src/protocol/client';\nexport { StdioTransport } from './src/transport/stdio';\n",
+      contents:
+        "export { McpClient } from './src/protocol/client';\nexport { StdioTransport } from './src/transport/stdio';\n" +
+        (HAS_HTTP ? "export { createHttpTransport } from './src/transport/http';\n" : ''),
       resolveDir: ROOT,
       sourcefile: 'bench-entry.ts',
       loader: 'ts',

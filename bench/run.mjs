@@ -1,6 +1,7 @@
 // npm run bench: our client against the official SDK and a floor client, on the same fast
-// fixture server (test/fixtures/bench-server.mjs), plus the extension's activation time and
-// the sizes of its bundle and VSIX. Prints a table and writes bench-results.json.
+// fixture server (test/fixtures/bench-server.mjs over stdio; test/fixtures/bench-http-server.mjs
+// for the http_* scenarios, one server process for the whole bench), plus the extension's
+// activation time and the sizes of its bundle and VSIX. Prints a table and writes bench-results.json.
 //
 // Method: every run of every scenario is a fresh Node process for one client (bench/worker.mjs),
 // so peak RSS is that client's alone and no run inherits another's warmed-up JIT. The three
@@ -12,6 +13,7 @@
 //   npm run bench                         every scenario, the run counts in scenarios.mjs
 //   node bench/run.mjs concurrent_calls   some scenarios only (names: see scenarios.mjs)
 //   node bench/run.mjs --runs=11          another run count for every scenario
+//   node bench/run.mjs --http             the Streamable HTTP scenarios only (--stdio: the others)
 //   node bench/build.mjs --no-minify      then node --cpu-prof bench/worker.mjs ours <scenario>
 //                                         profiles our client with readable names
 import { spawn } from 'node:child_process';
@@ -19,7 +21,10 @@ import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { buildOurs } from './build.mjs';
+import * as esbuild from 'esbuild';
+import { buildOurs, HAS_HTTP } from './build.mjs';
+import { HttpFloorClient } from './http-floor-client.mjs';
+import { startHttpServer } from './http-server-process.mjs';
 import { ROOT } from './paths.mjs';
 import { SCENARIOS } from './scenarios.mjs';
 
@@ -30,6 +35,8 @@ const WORKER_TIMEOUT_MS = 180_000;
 
 const TARGETS = {
   ratioToFloor: 1.25,
+  // Over HTTP, 256 requests in flight: ours at least this many times faster than the SDK.
+  httpSpeedupOverSdk: 2,
   activationMs: 20,
   bundleBytes: 400_000,
   serversMs: 5_000,
@@ -79,7 +86,41 @@ async function measureBundle() {
     crashes.push(`node esbuild.mjs --production failed (exit ${r.code}): ${(r.err || r.out).trim().split('\n').slice(-5).join(' | ')}`);
     return { bytes: null, note: 'the production build failed' };
   }
-  return { bytes: statSync(join(ROOT, 'dist/extension.js')).size, note: 'dist/extension.js after node esbuild.mjs --production' };
+  return { bytes: statSync(join(ROOT, 'dist/extension.js')).size, note: 'dist/extension.js after node esbuild.mjs --production', parts: await bundleParts() };
+}
+
+/**
+ * What takes the space in dist/extension.js: the same build as esbuild.mjs --production (not
+ * written), its metafile's output bytes grouped by npm package or by folder of src/.
+ */
+async function bundleParts() {
+  try {
+    const result = await esbuild.build({
+      entryPoints: [join(ROOT, 'src/extension.ts')],
+      external: ['vscode'],
+      bundle: true,
+      platform: 'node',
+      target: 'node20',
+      format: 'cjs',
+      minify: true,
+      legalComments: 'none',
+      logLevel: 'silent',
+      mainFields: ['module', 'main'],
+      metafile: true,
+      write: false,
+      outfile: join(ROOT, 'out/bench/extension-size.js'),
+    });
+    const output = Object.values(result.metafile.outputs)[0];
+    const groups = new Map();
+    for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+      const key = pkg ? pkg[1] : path.startsWith('src/') ? path.split('/').slice(0, 2).join('/') : path;
+      groups.set(key, (groups.get(key) ?? 0) + bytesInOutput);
+    }
+    return [...groups].sort((a, b) => b[1] - a[1]).map(([what, bytes]) => ({ what, bytes }));
+  } catch (err) {
+    return [{ what: `(metafile build failed: ${err.message.split('\n')[0]})`, bytes: 0 }];
+  }
 }
 
 function measureVsix() {
@@ -110,8 +151,10 @@ const activation = readActivation();
 
 // --- scenarios ------------------------------------------------------------------------
 
+let httpServer;
 async function runWorker(client, scenario) {
-  const r = await run(process.execPath, [WORKER, client, scenario]);
+  const env = httpServer ? { ...process.env, BENCH_HTTP_URL: httpServer.url } : process.env;
+  const r = await run(process.execPath, [WORKER, client, scenario], { env });
   const line = r.out.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
   if (r.code !== 0 || !line) {
     const why = r.signal ? `killed by ${r.signal}` : `exit ${r.code}`;
@@ -129,16 +172,49 @@ function median(values) {
   return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-const names = Object.keys(SCENARIOS).filter((n) => only.length === 0 || only.includes(n));
+const isHttp = (name) => SCENARIOS[name].transport === 'http';
+const names = Object.keys(SCENARIOS).filter(
+  (n) => (only.length === 0 || only.includes(n)) && !(args.includes('--http') && !isHttp(n)) && !(args.includes('--stdio') && isHttp(n)),
+);
+if (names.length === 0) {
+  console.error(`no such scenario: ${only.join(' ')} (names: ${Object.keys(SCENARIOS).join(', ')})`);
+  process.exit(2);
+}
+const notes = [];
+if (names.some(isHttp)) {
+  httpServer = await startHttpServer();
+  await warmUpHttpServer(httpServer.url);
+  if (!HAS_HTTP) notes.push('ours over HTTP: not measured, src/transport/http.ts does not exist yet');
+}
+
+/** A few thousand requests first, so that no client meets the shared HTTP server's cold JIT. */
+async function warmUpHttpServer(url) {
+  for (const query of ['?tools=5000', '?sse=1']) {
+    const c = new HttpFloorClient(url + query);
+    await c.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'warm-up', version: '0' } });
+    c.setProtocolVersion('2025-11-25');
+    await c.notify('notifications/initialized');
+    let next = 0;
+    const lane = async () => {
+      while (next < 1500) await c.request('tools/call', { name: 'echo', arguments: { text: `w${next++}` } });
+    };
+    await Promise.all(Array.from({ length: 64 }, lane));
+    await c.request('tools/list');
+    await c.request('tools/call', { name: 'blob', arguments: { bytes: 8 * 1024 * 1024 } });
+    await c.close();
+  }
+}
+
 const scenarios = {};
 for (const name of names) {
   const scenario = SCENARIOS[name];
   const runs = runsOverride ?? scenario.runs;
   const samples = { ours: [], sdk: [], floor: [] };
+  const clients = isHttp(name) && !HAS_HTTP ? CLIENTS.filter((c) => c !== 'ours') : CLIENTS;
   process.stdout.write(`${scenario.title}: `);
   for (let round = 0; round < runs; round++) {
-    for (let k = 0; k < CLIENTS.length; k++) {
-      const client = CLIENTS[(round + k) % CLIENTS.length];
+    for (let k = 0; k < clients.length; k++) {
+      const client = clients[(round + k) % clients.length];
       const result = await runWorker(client, name);
       if (result) samples[client].push(result);
       process.stdout.write('.');
@@ -158,6 +234,7 @@ for (const name of names) {
   // Only the three clients here, as a checking script expects; titles go in `titles`.
   scenarios[name] = entry;
 }
+await httpServer?.stop();
 
 function round1(n) {
   return n === null ? null : Math.round(n * 10) / 10;
@@ -171,19 +248,31 @@ const fmtX = (n) => (n === null ? 'n/a' : `${n.toFixed(2)}x`);
 const fmtMb = (n) => (n === null ? 'n/a' : `${n.toFixed(0)}`);
 
 const verdicts = [];
-const header = ['scenario', 'ours', 'sdk', 'floor', 'ours/sdk', 'ours/floor', 'RSS MB ours/sdk/floor', 'target'];
+const sdkOverFloor = {};
+const header = ['scenario', 'ours', 'sdk', 'floor', 'ours/sdk', 'ours/floor', 'RSS MB ours/sdk/floor', 'target', 'verdict'];
 const rows = [];
 for (const name of names) {
   const s = scenarios[name];
   const rFloor = ratio(s.ours.median_ms, s.floor.median_ms);
   const rSdk = ratio(s.ours.median_ms, s.sdk.median_ms);
-  let met = rFloor !== null && rFloor <= TARGETS.ratioToFloor;
+  // met: null when ours could not be measured (no HTTP transport yet).
+  const measured = s.ours.median_ms !== null;
+  let met = measured ? rFloor !== null && rFloor <= TARGETS.ratioToFloor : null;
   let target = `<= ${TARGETS.ratioToFloor}x floor`;
   if (name === 'start_50_servers') {
     const within = s.ours.median_ms !== null && s.ours.median_ms < TARGETS.serversMs;
     verdicts.push({ what: `50 servers running within ${TARGETS.serversMs / 1000} s`, met: within, value: fmtMs(s.ours.median_ms) });
   }
-  verdicts.push({ what: `${SCENARIOS[name].title}: ours/floor <= ${TARGETS.ratioToFloor}`, met, value: fmtX(rFloor) });
+  verdicts.push({ what: `${SCENARIOS[name].title}: ours/floor <= ${TARGETS.ratioToFloor}`, met, value: measured ? fmtX(rFloor) : 'ours not measured' });
+  if (isHttp(name) && /in flight/.test(SCENARIOS[name].title)) {
+    const maxRatio = 1 / TARGETS.httpSpeedupOverSdk;
+    const fast = measured ? rSdk !== null && rSdk <= maxRatio : null;
+    verdicts.push({ what: `${SCENARIOS[name].title}: ours/sdk <= ${maxRatio} (${TARGETS.httpSpeedupOverSdk}x faster)`, met: fast, value: measured ? fmtX(rSdk) : 'ours not measured' });
+    target += `, <= ${maxRatio}x sdk`;
+    met = met === null || fast === null ? null : met && fast;
+    // The SDK target needs sdk/floor >= 2 unless ours beats the floor: worth keeping beside it.
+    sdkOverFloor[name] = round2(ratio(s.sdk.median_ms, s.floor.median_ms));
+  }
   rows.push([
     SCENARIOS[name].title,
     fmtMs(s.ours.median_ms),
@@ -192,8 +281,13 @@ for (const name of names) {
     fmtX(rSdk),
     fmtX(rFloor),
     `${fmtMb(s.ours.peak_rss_mb)} / ${fmtMb(s.sdk.peak_rss_mb)} / ${fmtMb(s.floor.peak_rss_mb)}`,
-    met ? 'met' : 'MISSED',
+    target,
+    met === null ? 'n/a' : met ? 'met' : 'MISSED',
   ]);
+}
+
+function round2(n) {
+  return n === null ? null : Math.round(n * 100) / 100;
 }
 
 function table(head, body) {
@@ -204,15 +298,27 @@ function table(head, body) {
 
 log();
 log(`Clients: ours = McpClient + StdioTransport (out/bench/ours.cjs, built like dist/extension.js); sdk = @modelcontextprotocol/sdk ${sdkVersion()} Client + StdioClientTransport; floor = bench/floor-client.mjs (no validation).`);
+if (names.some(isHttp)) {
+  log(`HTTP: ours = McpClient + createHttpTransport('http'); sdk = Client + StreamableHTTPClientTransport; floor = bench/http-floor-client.mjs (fetch, JSON.parse, resolve by id); one test/fixtures/bench-http-server.mjs for all.`);
+}
 log(`Times: median of the runs, each in a fresh process; RSS: median of the runs' peak RSS of the client process. Node ${process.version}, ${osSummary()}.`);
 log();
 log(table(header, rows));
+for (const [name, x] of Object.entries(sdkOverFloor)) {
+  if (x === null) continue;
+  log(`${SCENARIOS[name].title}: sdk/floor = ${x.toFixed(2)}x, so ours/sdk <= ${(1 / TARGETS.httpSpeedupOverSdk).toFixed(2)} needs ours/floor <= ${(x / TARGETS.httpSpeedupOverSdk).toFixed(2)}.`);
+}
 log();
 
 const activationMet = activation.ms !== null && activation.ms < TARGETS.activationMs;
 const bundleMet = bundle.bytes !== null && bundle.bytes < TARGETS.bundleBytes;
 log(`Activation (activate called -> returned): ${activation.ms === null ? 'n/a' : `${activation.ms.toFixed(1)} ms`}  [${activation.note}]  target < ${TARGETS.activationMs} ms: ${activation.ms === null ? 'NOT MEASURED' : activationMet ? 'met' : 'MISSED'}`);
 log(`Production bundle: ${bundle.bytes === null ? 'n/a' : `${bundle.bytes} bytes (${(bundle.bytes / 1024).toFixed(1)} KiB)`}  [${bundle.note}]  target < ${TARGETS.bundleBytes} bytes: ${bundle.bytes === null ? 'NOT MEASURED' : bundleMet ? 'met' : 'MISSED'}`);
+if (bundle.parts) {
+  const top = bundle.parts.slice(0, 10).map((p) => `${p.what} ${(p.bytes / 1024).toFixed(1)}`);
+  log(`  largest parts, KiB (esbuild metafile, bytes in output): ${top.join(', ')}`);
+  if (bundle.bytes !== null && !bundleMet) log(`  over the target by ${bundle.bytes - TARGETS.bundleBytes} bytes (${((bundle.bytes - TARGETS.bundleBytes) / 1024).toFixed(1)} KiB)`);
+}
 log(`VSIX: ${vsix.bytes === null ? 'n/a' : `${vsix.bytes} bytes (${(vsix.bytes / 1024).toFixed(1)} KiB)`}  [${vsix.note}]`);
 // met: null when it could not be measured (the extension or its test is not there yet).
 verdicts.push({ what: `activation < ${TARGETS.activationMs} ms`, met: activation.ms === null ? null : activationMet, value: activation.ms === null ? activation.note : `${activation.ms.toFixed(1)} ms` });
@@ -226,6 +332,8 @@ const results = {
   titles: Object.fromEntries(names.map((n) => [n, SCENARIOS[n].title])),
   activation_ms: activation.ms,
   bundle_bytes: bundle.bytes,
+  bundle_parts: bundle.parts ?? null,
+  sdk_over_floor: sdkOverFloor,
   vsix_bytes: vsix.bytes,
   targets: Object.fromEntries(verdicts.map((v) => [v.what, { met: v.met, value: v.value }])),
   node: process.version,
@@ -235,6 +343,7 @@ const results = {
 writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 
 log();
+for (const n of notes) log(`NOTE: ${n}`);
 const missed = verdicts.filter((v) => v.met === false);
 const unmeasured = verdicts.filter((v) => v.met === null);
 for (const v of unmeasured) log(`NOT MEASURED: ${v.what}: ${v.value}`);

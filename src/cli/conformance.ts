@@ -91,13 +91,18 @@ export async function runConformance(argv: string[], io: ConformanceIo): Promise
     : undefined;
   const auth = new OAuthProvider({
     serverName: 'conformance',
+    resource: url.href,
     store: new MemorySecretStore(),
     interaction: followRedirectsInteraction(log),
+    // Headless: the "browser" is ours, so a sign-in may start whenever the server asks.
+    interactive: true,
     staticClient,
     clientMetadataUrl: CONFORMANCE_CLIENT_METADATA_URL,
-    logger,
+    clientName: 'MCP Host conformance client',
+    callbackTimeoutMs: REQUEST_TIMEOUT_MS,
+    log: (line) => log(`auth: ${line}`),
   });
-  const transport: Transport = createHttpTransport('http', { url, label: 'conformance', auth, logger });
+  const transport: Transport = createHttpTransport('http', { url: url.href, label: 'conformance', auth });
   transport.onLog((line) => log(line));
   transport.onWarning((w) => log(`transport warning: ${w.message}`));
   const client = new McpClient(
@@ -125,7 +130,7 @@ export async function runConformance(argv: string[], io: ConformanceIo): Promise
     await client.close().catch((err: unknown) => log(`close: ${describe(err)}`));
     client.dispose();
     await transport.close().catch(() => undefined);
-    await auth.dispose?.();
+    await auth.dispose();
   }
 }
 

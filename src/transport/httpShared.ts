@@ -51,11 +51,14 @@ export const DELETE_TIMEOUT_MS = 2000;
 export class HttpTransportError extends TransportError {
   readonly status?: number;
   readonly url: string;
-  constructor(message: string, options: { code: string; url: string; status?: number; label?: string; cause?: unknown }) {
-    super(message, options.code, { label: options.label, cause: options.cause });
+  /** The message without the leading label (for close reasons, which are shown after the label). */
+  readonly detail: string;
+  constructor(detail: string, options: { code: string; url: string; status?: number; label: string; cause?: unknown }) {
+    super(`${options.label}: ${detail}`, options.code, { label: options.label, cause: options.cause });
     this.name = 'HttpTransportError';
     this.status = options.status;
     this.url = options.url;
+    this.detail = detail;
   }
 }
 
@@ -139,6 +142,7 @@ export async function fetchWithAuth(
   headers: Record<string, string>,
   body: string | undefined,
   signal: AbortSignal,
+  handleChallenges = true,
 ): Promise<Response> {
   const auth = o.auth;
   if (auth === undefined) {
@@ -146,7 +150,7 @@ export async function fetchWithAuth(
     if (res.status === 401) {
       await drain(res);
       throw new HttpTransportError(
-        `${o.label}: ${o.shownUrl} requires authorization (HTTP 401) and no sign-in is configured for it. ` +
+        `${o.shownUrl} requires authorization (HTTP 401) and no sign-in is configured for it. ` +
           'Add the needed credentials (an "Authorization" header or an OAuth client) to the server configuration.',
         { code: 'HTTP_401', status: 401, url: o.shownUrl, label: o.label },
       );
@@ -157,12 +161,12 @@ export async function fetchWithAuth(
     const authorization = await auth.authorizationHeader(o.url);
     const sent = authorization === undefined ? headers : { ...headers, authorization };
     const res = await fetchOnce(o, method, target, sent, body, signal);
-    if (res.status !== 401 && res.status !== 403) return res;
+    if ((res.status !== 401 && res.status !== 403) || !handleChallenges) return res;
     const challenge: AuthChallenge = { status: res.status, wwwAuthenticate: res.headers.get('www-authenticate') };
     await drain(res);
     if (attempt >= MAX_AUTH_RETRIES) {
       throw new HttpTransportError(
-        `${o.label}: ${o.shownUrl} still answers HTTP ${res.status} after signing in ${MAX_AUTH_RETRIES} times; ` +
+        `${o.shownUrl} still answers HTTP ${res.status} after signing in ${MAX_AUTH_RETRIES} times; ` +
           'the account may lack access to this server. Sign out and in again, or check the server configuration.',
         { code: `HTTP_${res.status}`, status: res.status, url: o.shownUrl, label: o.label },
       );
@@ -173,8 +177,8 @@ export async function fetchWithAuth(
     if (decision !== 'retry') {
       throw new HttpTransportError(
         res.status === 401
-          ? `${o.label}: ${o.shownUrl} requires authorization (HTTP 401) and no valid sign-in could be obtained. Sign in again.`
-          : `${o.label}: ${o.shownUrl} refused access (HTTP 403 Forbidden). The account may lack a needed permission or scope.`,
+          ? `${o.shownUrl} requires authorization (HTTP 401) and no valid sign-in could be obtained. Sign in again.`
+          : `${o.shownUrl} refused access (HTTP 403 Forbidden). The account may lack a needed permission or scope.`,
         { code: `HTTP_${res.status}`, status: res.status, url: o.shownUrl, label: o.label },
       );
     }
@@ -203,7 +207,7 @@ export function isNetworkError(err: unknown): boolean {
 }
 
 export function closedError(o: { label: string; shownUrl: string }, cause?: unknown): HttpTransportError {
-  return new HttpTransportError(`${o.label}: the connection to ${o.shownUrl} was closed`, {
+  return new HttpTransportError(`the connection to ${o.shownUrl} was closed`, {
     code: 'ECLOSED',
     url: o.shownUrl,
     label: o.label,
@@ -214,7 +218,7 @@ export function closedError(o: { label: string; shownUrl: string }, cause?: unkn
 /** undici's `fetch failed` hides the reason in `cause` (sometimes an AggregateError). */
 export function networkError(o: { label: string; shownUrl: string }, method: string, err: unknown): HttpTransportError {
   const detail = describeNetworkCause(err);
-  return new HttpTransportError(`${o.label}: cannot reach ${o.shownUrl} (${method}): ${detail.text}`, {
+  return new HttpTransportError(`cannot reach ${o.shownUrl} (${method}): ${detail.text}`, {
     code: detail.code ?? 'ENETWORK',
     url: o.shownUrl,
     label: o.label,
@@ -263,7 +267,7 @@ export async function statusError(o: ResolvedHttpOptions, method: string, res: R
   const statusText = res.statusText ? ` ${res.statusText}` : '';
   const advice = hint ?? STATUS_HINTS[status] ?? (status >= 500 ? 'the server failed; see its logs' : undefined);
   return new HttpTransportError(
-    `${o.label}: ${method} ${o.shownUrl} (${what}) answered HTTP ${status}${statusText}${detail ? `: ${detail}` : ''}${advice ? ` — ${advice}` : ''}`,
+    `${method} ${o.shownUrl} (${what}) answered HTTP ${status}${statusText}${detail ? `: ${detail}` : ''}${advice ? ` — ${advice}` : ''}`,
     { code: `HTTP_${status}`, status, url: o.shownUrl, label: o.label },
   );
 }
@@ -352,4 +356,11 @@ export async function readEventStream(body: ReadableStream<Uint8Array>, sink: Ss
   } finally {
     reader.releaseLock();
   }
+}
+
+/** undici reports a dropped body as `terminated`; its cause says why. */
+export function streamFailureText(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = err.cause;
+  return cause instanceof Error && cause.message !== err.message ? `${err.message}: ${cause.message}` : err.message;
 }

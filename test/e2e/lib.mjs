@@ -1,10 +1,27 @@
 // Shared set-up of the browser end-to-end tests: a real VS Code server with the extension under
 // development, the demo workspace, and headless Chromium driving the workbench like a person.
+import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { HOST_DIR, QUIET_SETTINGS, REPO_ROOT, launchBrowser, openWorkbench, startServer } from '../../scripts/vscode-host/host.mjs';
 
 export const RESULTS = join(REPO_ROOT, 'test-results');
+
+/** The demo's remote server ("everything-remote" in demo/.vscode/mcp.json), as `npm start` serves it. */
+async function startDemoRemoteServer() {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
+    env: { ...process.env, PORT: '3001' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
+  const deadline = Date.now() + 20_000;
+  while (!/listening on port/i.test(stderr)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the demo's remote server did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return child;
+}
 
 export function flavourFromArgs() {
   const i = process.argv.indexOf('--flavour');
@@ -18,6 +35,7 @@ export async function scenario(name, flavour, body) {
   mkdirSync(RESULTS, { recursive: true });
   let server;
   let browser;
+  let remote;
   let passed = 0;
   let failed = 0;
   const step = async (title, fn) => {
@@ -33,6 +51,7 @@ export async function scenario(name, flavour, body) {
     }
   };
   try {
+    remote = await startDemoRemoteServer();
     server = await startServer({
       flavour,
       workspace: join(REPO_ROOT, 'demo'),
@@ -53,6 +72,7 @@ export async function scenario(name, flavour, body) {
   } finally {
     await browser?.close().catch(() => {});
     await server?.stop();
+    remote?.kill('SIGTERM');
   }
   console.log(`${passed} passed, ${failed} failed`);
   if (failed === 0) rmSync(runDir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-// A person opens the MCP Host view, sees the demo servers start, expands one and sees its tools.
+// A person opens the MCP Host view, sees the demo servers start (one of them remote), expands one and sees its tools.
 import { join } from 'node:path';
 import { openViewContainer, treeItem } from '../../scripts/vscode-host/host.mjs';
 import { RESULTS, flavourFromArgs, scenario } from './lib.mjs';
@@ -10,8 +10,8 @@ await scenario('tree', flavour, async ({ page, step }) => {
     await openViewContainer(page, 'MCP Host', 30_000);
   });
 
-  await step('both demo servers appear and reach "running"', async () => {
-    for (const name of ['everything', 'filesystem']) {
+  await step('the three demo servers (two over stdio, one over Streamable HTTP) appear and reach "running"', async () => {
+    for (const name of ['everything', 'filesystem', 'everything-remote']) {
       const row = treeItem(page, name);
       await row.waitFor({ state: 'visible', timeout: 30_000 });
       await row.locator('.label-description', { hasText: /^running/ }).waitFor({ state: 'visible', timeout: 30_000 });
@@ -28,7 +28,7 @@ await scenario('tree', flavour, async ({ page, step }) => {
   });
 
   await step('the status bar counts the running servers', async () => {
-    await page.locator('.part.statusbar [id$="mcpHost.status"]', { hasText: 'MCP 2/2' }).waitFor({ state: 'visible', timeout: 15_000 });
+    await page.locator('.part.statusbar [id$="mcpHost.status"]', { hasText: 'MCP 3/3' }).waitFor({ state: 'visible', timeout: 15_000 });
   });
 
   await step('a screenshot of the tree is saved', async () => {

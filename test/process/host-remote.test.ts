@@ -7,6 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { ServerConnection, serverId, type ConnectionEnvironment, type ServerState } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { NODE_MODULES } from '../helpers/paths';
+import { OAuthProvider } from '../../src/auth/oauthProvider';
+import { MemorySecretStore } from '../../src/auth/stores';
+import { scriptedBrowser, startAuthorizationServer, startResourceServer } from '../helpers/oauth-servers';
 import { recordingLogger, waitFor } from '../helpers/servers';
 
 const source: ConfigSource = { file: '/tmp/remote-tests/.vscode/mcp.json', kind: 'workspace', workspaceFolder: '/tmp/remote-tests' };
@@ -180,6 +183,68 @@ describe('ServerConnection with remote servers (real HTTP)', () => {
       assert.ok(!all.includes(secret), 'the token is not in the log');
     } finally {
       await server.close();
+    }
+  });
+});
+
+/** The state's kind, read afresh (assertions narrow `c.state` for the compiler, not for time). */
+function kindOf(c: ServerConnection): ServerState['kind'] {
+  return c.state.kind;
+}
+
+describe('ServerConnection with a server behind OAuth (real authorization server)', () => {
+  test('needs-sign-in until Sign In; then running with a token; Sign Out forgets it', async () => {
+    const as = await startAuthorizationServer();
+    const rs = await startResourceServer({ issuer: as.issuer, prm: 'header' });
+    const store = new MemorySecretStore();
+    const browser = scriptedBrowser();
+    const authLogs: string[] = [];
+    try {
+      const { c, states, logs } = connection(
+        { type: 'http', name: 'protected', url: rs.url, headers: {}, source },
+        {
+          authorization: (server) =>
+            new OAuthProvider({ serverName: server.name, resource: server.url, store, interaction: browser, log: (l) => authLogs.push(l) }),
+        },
+      );
+      await c.start();
+      assert.equal(kindOf(c), 'needs-sign-in', logs.join('\n'));
+      assert.equal(browser.visits.length, 0, 'starting by itself never opens a browser');
+      assert.match(c.state.kind === 'needs-sign-in' ? c.state.message : '', /protected.*sign in/);
+
+      await c.signIn();
+      assert.equal(kindOf(c), 'running', logs.join('\n'));
+      assert.equal(browser.confirmations, 1, 'the person was asked once');
+      assert.ok(browser.visits.length > 0, 'the browser was opened');
+      assert.ok(c.lists.tools.length > 0, 'tools listed with the token');
+
+      // A restart reuses the stored token: no second sign-in.
+      await c.restart();
+      assert.equal(kindOf(c), 'running');
+      assert.equal(browser.confirmations, 1);
+
+      await c.signOut();
+      assert.equal(kindOf(c), 'stopped');
+      await c.start();
+      assert.equal(kindOf(c), 'needs-sign-in', 'after Sign Out the token is gone');
+      await c.stop();
+      assert.equal(kindOf(c), 'stopped');
+      assert.ok(states.includes('needs-sign-in') && states.includes('running'));
+
+      const everything = [...logs, ...authLogs].join('\n');
+      for (const request of as.tokenRequests) {
+        for (const key of ['code', 'code_verifier', 'refresh_token', 'client_secret']) {
+          const value = request[key];
+          if (typeof value === 'string') assert.ok(!everything.includes(value), `no ${key} in the logs`);
+        }
+      }
+      assert.ok(as.tokenRequests.some((r) => typeof r.code_verifier === 'string'), 'the secrets checked were really sent');
+      for (const header of rs.authorizations) {
+        if (header) assert.ok(!everything.includes(header.replace(/^Bearer /, '')), 'no access token in the logs');
+      }
+    } finally {
+      await rs.stop();
+      await as.stop();
     }
   });
 });

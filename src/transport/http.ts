@@ -1,0 +1,169 @@
+/**
+ * Remote servers: the factory for the HTTP transports. `type: "sse"` is the legacy HTTP+SSE
+ * transport; `type: "http"` is Streamable HTTP, falling back to legacy as the spec's
+ * "Backwards Compatibility" section says: POST initialize; if that is answered 400, 404 or 405,
+ * GET the same URL expecting an SSE stream whose first event is `endpoint`.
+ */
+import { Emitter, HotEmitter, type Event } from '../util/event';
+import type { Disposable } from '../util/disposable';
+import { HttpTransportError, resolveHttpOptions, type HttpTransportOptions, type ResolvedHttpOptions } from './httpShared';
+import { LegacySseTransport } from './legacySse';
+import { StreamableHttpTransport } from './streamableHttp';
+import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
+
+export {
+  HttpTransportError,
+  fetchWithAuth,
+  displayUrl,
+  MAX_AUTH_RETRIES,
+  type HttpTransportOptions,
+  type HttpReconnectOptions,
+} from './httpShared';
+export { StreamableHttpTransport, STREAM_LOST_ERROR_CODE } from './streamableHttp';
+export { LegacySseTransport } from './legacySse';
+
+/** The statuses the spec names for "this is not a Streamable HTTP endpoint". */
+const LEGACY_FALLBACK_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
+
+export function createHttpTransport(kind: 'http' | 'sse', options: HttpTransportOptions): Transport {
+  if (kind === 'sse') return new LegacySseTransport(options);
+  return new HttpTransportWithFallback(options);
+}
+
+/**
+ * Streamable HTTP until the answer to the first initialize says otherwise, then legacy SSE.
+ * Events of whichever transport is in use are passed on.
+ */
+class HttpTransportWithFallback implements Transport {
+  private readonly messageEmitter = new HotEmitter<unknown>();
+  private readonly closeEmitter = new Emitter<TransportCloseInfo>();
+  private readonly warningEmitter = new Emitter<TransportWarning>();
+  private readonly logEmitter = new Emitter<string>();
+
+  readonly onMessage: Event<unknown> = this.messageEmitter.event;
+  readonly onClose: Event<TransportCloseInfo> = this.closeEmitter.event;
+  readonly onWarning: Event<TransportWarning> = this.warningEmitter.event;
+  readonly onLog: Event<string> = this.logEmitter.event;
+
+  private readonly o: ResolvedHttpOptions;
+  private inner: Transport;
+  private subscriptions: Disposable[] = [];
+  /** Which transport is in use is settled (by the answer to the first message). */
+  private decided = false;
+  private deciding: Promise<void> | undefined;
+  private closeForwarded = false;
+  private closing = false;
+
+  constructor(private readonly options: HttpTransportOptions) {
+    this.o = resolveHttpOptions(options);
+    this.inner = new StreamableHttpTransport(options);
+    this.attach(this.inner);
+  }
+
+  get isClosed(): boolean {
+    return this.closing || this.inner.isClosed;
+  }
+
+  start(): Promise<void> {
+    return this.inner.start();
+  }
+
+  setProtocolVersion(version: string): void {
+    this.inner.setProtocolVersion?.(version);
+  }
+
+  send(message: unknown): Promise<void> {
+    if (this.decided) return this.inner.send(message);
+    if (this.deciding !== undefined) return this.deciding.then(() => this.inner.send(message));
+    const deciding = this.decide(message);
+    // Later messages wait for the decision, not for its outcome.
+    this.deciding = deciding.then(
+      () => undefined,
+      () => undefined,
+    );
+    return deciding;
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.inner.close();
+    if (!this.closeForwarded) {
+      // The transport in use never opened (a failed fallback): report the close ourselves.
+      this.closeForwarded = true;
+      this.closeEmitter.fire({ reason: 'closed by the client', expected: true });
+    }
+    this.dispose();
+  }
+
+  private async decide(message: unknown): Promise<void> {
+    try {
+      await this.inner.send(message);
+    } catch (err) {
+      const status = err instanceof HttpTransportError ? err.status : undefined;
+      if (status === undefined || !LEGACY_FALLBACK_STATUSES.has(status) || !isInitialize(message) || this.closing) {
+        if (status !== undefined) this.decided = true;
+        throw err;
+      }
+      await this.fallBack(message, status);
+      return;
+    }
+    if (!this.decided) {
+      this.decided = true;
+      this.logEmitter.fire(`${this.o.label}: using the Streamable HTTP transport (${this.o.shownUrl})`);
+    }
+  }
+
+  private async fallBack(message: unknown, status: number): Promise<void> {
+    this.logEmitter.fire(
+      `${this.o.label}: POST initialize answered HTTP ${status}, so ${this.o.shownUrl} is not a Streamable HTTP endpoint; trying the legacy HTTP+SSE transport (GET)`,
+    );
+    const streamable = this.inner;
+    this.detach();
+    await streamable.close();
+    const legacy = new LegacySseTransport(this.options);
+    this.inner = legacy;
+    this.attach(legacy);
+    try {
+      await legacy.start();
+    } catch (err) {
+      const why = err instanceof HttpTransportError ? err.detail : err instanceof Error ? err.message : String(err);
+      throw new HttpTransportError(
+        `${this.o.shownUrl} is neither a Streamable HTTP endpoint (POST initialize answered HTTP ${status}) nor a legacy SSE endpoint (${why}). Check the URL.`,
+        { code: err instanceof HttpTransportError ? err.code : 'EPROTO', status, url: this.o.shownUrl, label: this.o.label, cause: err },
+      );
+    }
+    this.decided = true;
+    this.logEmitter.fire(`${this.o.label}: using the legacy HTTP+SSE transport (${this.o.shownUrl})`);
+    await legacy.send(message);
+  }
+
+  private attach(transport: Transport): void {
+    this.subscriptions = [
+      transport.onMessage((value) => this.messageEmitter.fire(value)),
+      transport.onWarning((warning) => this.warningEmitter.fire(warning)),
+      transport.onLog((line) => this.logEmitter.fire(line)),
+      transport.onClose((info) => {
+        if (this.closeForwarded) return;
+        this.closeForwarded = true;
+        this.closeEmitter.fire(info);
+      }),
+    ];
+  }
+
+  private detach(): void {
+    for (const subscription of this.subscriptions) subscription.dispose();
+    this.subscriptions = [];
+  }
+
+  private dispose(): void {
+    this.detach();
+    this.messageEmitter.dispose();
+    this.closeEmitter.dispose();
+    this.warningEmitter.dispose();
+    this.logEmitter.dispose();
+  }
+}
+
+function isInitialize(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'initialize';
+}

@@ -1,0 +1,242 @@
+/**
+ * The legacy HTTP+SSE transport (MCP 2024-11-05): a GET opens an event stream whose first
+ * event, `endpoint`, names the URL to POST messages to; everything the server says arrives as
+ * `message` events on that one stream. The session lives as long as the stream: there is no
+ * resumption, so a stream that ends means the server (or its session) is gone.
+ */
+import type { EventSourceMessage } from 'eventsource-parser';
+import { Emitter, HotEmitter, type Event } from '../util/event';
+import {
+  HttpTransportError,
+  SseLimitError,
+  closedError,
+  displayUrl,
+  drain,
+  excerptText,
+  fetchWithAuth,
+  isEventStream,
+  manyListenerController,
+  readEventStream,
+  resolveHttpOptions,
+  statusError,
+  streamFailureText,
+  type HttpTransportOptions,
+  type ResolvedHttpOptions,
+} from './httpShared';
+import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
+
+/** How long start() waits for the `endpoint` event. */
+export const LEGACY_ENDPOINT_TIMEOUT_MS = 30_000;
+
+type Phase = 'new' | 'starting' | 'open' | 'closed';
+
+export class LegacySseTransport implements Transport {
+  private readonly messageEmitter = new HotEmitter<unknown>();
+  private readonly closeEmitter = new Emitter<TransportCloseInfo>();
+  private readonly warningEmitter = new Emitter<TransportWarning>();
+  private readonly logEmitter = new Emitter<string>();
+
+  readonly onMessage: Event<unknown> = this.messageEmitter.event;
+  readonly onClose: Event<TransportCloseInfo> = this.closeEmitter.event;
+  readonly onWarning: Event<TransportWarning> = this.warningEmitter.event;
+  readonly onLog: Event<string> = this.logEmitter.event;
+
+  private readonly o: ResolvedHttpOptions;
+  private readonly controller = manyListenerController();
+  private phase: Phase = 'new';
+  private startPromise: Promise<void> | undefined;
+  private endpoint: string | undefined;
+  private postHeaders: Record<string, string>;
+  /** Settles start() when the endpoint arrives (or the stream fails first). */
+  private endpointWaiter: { resolve: () => void; reject: (err: Error) => void } | undefined;
+
+  constructor(options: HttpTransportOptions) {
+    this.o = resolveHttpOptions(options);
+    this.postHeaders = { ...this.o.headers, 'content-type': 'application/json' };
+  }
+
+  get isClosed(): boolean {
+    return this.phase === 'closed';
+  }
+
+  /** The POST endpoint the server named (log-safe form), once known. */
+  get endpointUrl(): string | undefined {
+    return this.endpoint === undefined ? undefined : displayUrl(new URL(this.endpoint));
+  }
+
+  start(): Promise<void> {
+    if (this.startPromise) return this.startPromise;
+    if (this.phase !== 'new') return Promise.reject(closedError(this.o));
+    this.phase = 'starting';
+    this.startPromise = this.connect();
+    return this.startPromise;
+  }
+
+  /** The 2024-11-05 protocol has no version header; nothing to do. */
+  setProtocolVersion(): void {}
+
+  async send(message: unknown): Promise<void> {
+    const endpoint = this.endpoint;
+    if (this.phase !== 'open' || endpoint === undefined) {
+      throw this.phase === 'closed'
+        ? closedError(this.o)
+        : new HttpTransportError('the transport is not started', { code: 'ENOTSTARTED', url: this.o.shownUrl, label: this.o.label });
+    }
+    const res = await fetchWithAuth(this.o, 'POST', endpoint, this.postHeaders, JSON.stringify(message), this.controller.signal);
+    if (res.status >= 200 && res.status < 300) {
+      // The answer arrives on the stream; the body ("Accepted") is not needed.
+      await drain(res);
+      return;
+    }
+    throw await statusError(this.o, 'POST', res, `message endpoint ${displayUrl(new URL(endpoint))}`);
+  }
+
+  close(): Promise<void> {
+    if (this.phase === 'closed') return Promise.resolve();
+    const wasOpen = this.phase === 'open';
+    this.phase = 'closed';
+    this.controller.abort();
+    this.endpointWaiter?.reject(closedError(this.o));
+    if (wasOpen) this.closeEmitter.fire({ reason: 'closed by the client', expected: true });
+    this.disposeEmitters();
+    return Promise.resolve();
+  }
+
+  // --- start -----------------------------------------------------------------------
+
+  private async connect(): Promise<void> {
+    let res: Response;
+    try {
+      res = await fetchWithAuth(this.o, 'GET', this.o.href, { ...this.o.headers, accept: 'text/event-stream' }, undefined, this.controller.signal);
+    } catch (err) {
+      this.failStart();
+      throw err;
+    }
+    if (!res.ok) {
+      this.failStart();
+      throw await statusError(this.o, 'GET', res, 'legacy SSE stream');
+    }
+    if (!isEventStream(res.headers.get('content-type'))) {
+      await drain(res);
+      this.failStart();
+      throw new HttpTransportError(
+        `GET ${this.o.shownUrl} answered ${res.headers.get('content-type') ?? 'no content type'}, not an event stream; this is not an MCP SSE endpoint`,
+        { code: 'EPROTO', url: this.o.shownUrl, label: this.o.label },
+      );
+    }
+    const endpointKnown = new Promise<void>((resolve, reject) => {
+      this.endpointWaiter = { resolve, reject };
+    });
+    const timer = setTimeout(() => {
+      this.endpointWaiter?.reject(
+        new HttpTransportError(`${this.o.shownUrl} sent no "endpoint" event within ${LEGACY_ENDPOINT_TIMEOUT_MS} ms; this is not an MCP SSE endpoint`, {
+          code: 'ETIMEDOUT',
+          url: this.o.shownUrl,
+          label: this.o.label,
+        }),
+      );
+    }, LEGACY_ENDPOINT_TIMEOUT_MS);
+    this.readStream(res.body!).then(undefined, () => undefined);
+    try {
+      await endpointKnown;
+    } catch (err) {
+      this.failStart();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      this.endpointWaiter = undefined;
+    }
+    this.phase = 'open';
+    this.logEmitter.fire(`${this.o.label}: connected over legacy HTTP+SSE; messages go to ${displayUrl(new URL(this.endpoint!))}`);
+  }
+
+  private failStart(): void {
+    if (this.phase === 'closed') return;
+    this.phase = 'closed';
+    this.controller.abort();
+    this.disposeEmitters();
+  }
+
+  /** Reads the one stream to its end; its end is the end of the session. */
+  private async readStream(body: ReadableStream<Uint8Array>): Promise<void> {
+    let failure: unknown;
+    try {
+      await readEventStream(body, { onEvent: (event) => this.handleEvent(event), onRetry: () => undefined }, this.o.maxMessageBytes + 4096);
+    } catch (err) {
+      failure = err;
+    }
+    if (failure instanceof SseLimitError) this.warningEmitter.fire({ message: `${failure.message}; the stream was dropped` });
+    const why =
+      failure === undefined
+        ? 'the server ended the event stream'
+        : `the event stream broke (${streamFailureText(failure)})`;
+    if (this.endpointWaiter !== undefined) {
+      this.endpointWaiter.reject(
+        new HttpTransportError(`${why} before sending its "endpoint" event`, { code: 'EPROTO', url: this.o.shownUrl, label: this.o.label }),
+      );
+      return;
+    }
+    if (this.phase !== 'open') return;
+    this.phase = 'closed';
+    this.controller.abort();
+    this.closeEmitter.fire({ reason: `${why} (${this.o.shownUrl})`, expected: false, ...(failure instanceof Error ? { error: failure } : {}) });
+    this.disposeEmitters();
+  }
+
+  private handleEvent(event: EventSourceMessage): void {
+    if (event.event === 'endpoint') {
+      this.setEndpoint(event.data);
+      return;
+    }
+    if (event.event !== undefined && event.event !== 'message') return;
+    const data = event.data;
+    if (data.trim() === '') return;
+    if (data.length > this.o.maxMessageBytes && Buffer.byteLength(data) > this.o.maxMessageBytes) {
+      this.warningEmitter.fire({ message: `dropped an SSE message larger than the limit of ${this.o.maxMessageBytes} bytes` });
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      this.warningEmitter.fire({ message: 'ignored an SSE event whose data is not valid JSON', excerpt: excerptText(data) });
+      return;
+    }
+    this.messageEmitter.fire(value);
+  }
+
+  private setEndpoint(data: string): void {
+    const waiter = this.endpointWaiter;
+    if (waiter === undefined) {
+      this.warningEmitter.fire({ message: 'ignored a second "endpoint" event' });
+      return;
+    }
+    let url: URL;
+    try {
+      url = new URL(data.trim(), this.o.url);
+    } catch {
+      waiter.reject(new HttpTransportError('the "endpoint" event does not hold a URL', { code: 'EPROTO', url: this.o.shownUrl, label: this.o.label }));
+      return;
+    }
+    if (url.origin !== this.o.url.origin) {
+      // Messages (and our credentials) must not be sent anywhere but the server we were given.
+      waiter.reject(
+        new HttpTransportError(`the server named a message endpoint on another origin (${url.origin}); refused`, {
+          code: 'EPROTO',
+          url: this.o.shownUrl,
+          label: this.o.label,
+        }),
+      );
+      return;
+    }
+    this.endpoint = url.href;
+    waiter.resolve();
+  }
+
+  private disposeEmitters(): void {
+    this.messageEmitter.dispose();
+    this.closeEmitter.dispose();
+    this.warningEmitter.dispose();
+    this.logEmitter.dispose();
+  }
+}

@@ -1,0 +1,354 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { ConnectionClosedError, McpError, RemoteError, RequestTimeoutError } from '../../src/protocol/errors';
+import { AuthorizationRequiredError, type AuthChallenge, type HttpAuthProvider } from '../../src/auth/types';
+import { STREAM_LOST_ERROR_CODE } from '../../src/transport/http';
+import { freePort, makeHttpClient, startHttpFixture, type HttpServerProcess, type HttpStarted } from '../helpers/http';
+import { waitFor } from '../helpers/servers';
+
+/** Runs `body` with a fixture server and a client over Streamable HTTP; stops both after. */
+async function withServer(
+  fixture: string,
+  env: Record<string, string>,
+  options: Parameters<typeof makeHttpClient>[2] & { kind?: 'http' | 'sse'; path?: string; connect?: boolean },
+  body: (s: HttpStarted, server: HttpServerProcess) => Promise<void>,
+): Promise<void> {
+  const server = await startHttpFixture(fixture, env);
+  const s = makeHttpClient(options.kind ?? 'http', `${server.base}${options.path ?? '/mcp'}`, { label: fixture.replace('.mjs', ''), ...options });
+  try {
+    if (options.connect !== false) await s.client.connect();
+    await body(s, server);
+  } finally {
+    await s.stop();
+    await server.stop();
+  }
+}
+
+function text(result: { content: unknown[] }): string {
+  return (result.content[0] as { text: string }).text;
+}
+
+describe('Streamable HTTP transport against fault fixtures', () => {
+  test('baseline: session and version headers, GET stream for server messages, DELETE on close', async () => {
+    const roots: string[] = [];
+    await withServer(
+      'good.mjs',
+      {},
+      { handlers: { listRoots: () => (roots.push('asked'), [{ uri: 'file:///tmp/project', name: 'project' }]) } },
+      async (s, server) => {
+        assert.equal(s.client.protocolVersion, '2025-11-25');
+        assert.ok(s.transportLogs.some((l) => /using the Streamable HTTP transport/.test(l)), s.transportLogs.join('\n'));
+        const result = await s.client.callTool('echo', { text: 'héllo ✓' });
+        assert.equal(text(result), 'héllo ✓');
+        // The GET stream opens after the handshake; a server notification and a server request arrive on it.
+        const logged: string[] = [];
+        s.client.onLogMessage((m) => logged.push(String(m.data)));
+        for (let i = 0; i < 100 && (await server.stats()).gets < 1; i++) await new Promise((r) => setTimeout(r, 20));
+        assert.equal(text(await s.client.callTool('push', { text: 'over the GET stream' })), 'pushed');
+        await waitFor(() => logged.includes('over the GET stream'), 3000, 'notification over GET');
+        const asked = await s.client.callTool('ask-roots');
+        assert.match(text(asked), /file:\/\/\/tmp\/project/);
+        assert.deepEqual(roots, ['asked']);
+        const stats = await server.stats();
+        // initialize carries no version header; every later POST carries the negotiated one.
+        assert.equal(stats.protocolVersionHeaders[0], null);
+        assert.ok(stats.protocolVersionHeaders.slice(1).every((v: string | null) => v === '2025-11-25'), JSON.stringify(stats.protocolVersionHeaders));
+        assert.equal(stats.sessionsCreated, 1);
+        await s.transport.close();
+        assert.equal((await server.stats()).deletes, 1);
+        assert.deepEqual(
+          s.closes.map((c) => c.expected),
+          [true],
+        );
+      },
+    );
+  });
+
+  test('an expired session (404) is renewed once, transparently, and the request re-sent', async () => {
+    await withServer('session-expiry.mjs', { EXPIRE_AFTER: '2' }, {}, async (s, server) => {
+      for (let i = 0; i < 5; i++) assert.equal(text(await s.client.callTool('echo', { text: `call ${i}` })), `call ${i}`);
+      const stats = await server.stats();
+      assert.equal(stats.sessionsCreated, 2);
+      assert.ok(s.transportLogs.some((l) => /session expired/.test(l)), s.transportLogs.join('\n'));
+      assert.ok(s.transportLogs.some((l) => /started a new session/.test(l)));
+      // The replayed initialize's answer was consumed by the transport, never seen by the client.
+      assert.equal(s.trace.filter((t) => t.direction === 'receive' && t.message.result?.protocolVersion).length, 1);
+      assert.equal(s.closes.length, 0);
+    });
+  });
+
+  test('many requests in flight when the session expires start only one new session', async () => {
+    await withServer('session-expiry.mjs', { EXPIRE_AFTER: '1' }, {}, async (s, server) => {
+      await s.client.ping();
+      const results = await Promise.all(Array.from({ length: 30 }, (_, i) => s.client.callTool('echo', { text: `n${i}` })));
+      assert.deepEqual(
+        results.map(text),
+        Array.from({ length: 30 }, (_, i) => `n${i}`),
+      );
+      assert.equal((await server.stats()).sessionsCreated, 2);
+    });
+  });
+
+  test('a 404 right after a new session was started is an error', async () => {
+    await withServer('session-expiry.mjs', { EXPIRE_AFTER: '1', RENEWED_EXPIRE_AFTER: '0' }, {}, async (s, server) => {
+      await s.client.ping();
+      await assert.rejects(s.client.callTool('echo', { text: 'x' }), (err: unknown) => {
+        assert.ok(err instanceof ConnectionClosedError, String(err));
+        assert.match(err.message, /HTTP 404/);
+        assert.match(err.message, /new session expired at once/);
+        return true;
+      });
+      assert.equal((await server.stats()).sessionsCreated, 2);
+    });
+  });
+
+  test('an SSE answer dropped mid-way is resumed with GET + Last-Event-ID after the retry delay', async () => {
+    await withServer('sse-drop-resume.mjs', { RETRY_MS: '300' }, {}, async (s, server) => {
+      const logged: string[] = [];
+      s.client.onLogMessage((m) => logged.push(String(m.data)));
+      const result = await s.client.callTool('echo', { text: 'abc' });
+      assert.equal(text(result), 'resumed: abc');
+      assert.deepEqual(logged, ['working on abc', 'almost done with abc']);
+      const stats = await server.stats();
+      assert.equal(stats.drops, 1);
+      assert.equal(stats.resumes.length, 1);
+      assert.equal(stats.resumes[0].lastEventId, 's1-1');
+      assert.ok(stats.resumes[0].delayMs >= 250, `waited ${stats.resumes[0].delayMs} ms (retry: 300)`);
+    });
+  });
+
+  test('a stream that cannot be resumed fails its request at once with a JSON-RPC error', async () => {
+    await withServer(
+      'sse-drop-resume.mjs',
+      { RETRY_MS: '30', DROP_FOREVER: '1' },
+      { transport: { reconnect: { maxAttempts: 3 } } },
+      async (s, server) => {
+        const started = Date.now();
+        await assert.rejects(s.client.callTool('echo', { text: 'x' }), (err: unknown) => {
+          assert.ok(err instanceof RemoteError, String(err));
+          assert.equal(err.code, STREAM_LOST_ERROR_CODE);
+          assert.match(err.message, /event stream carrying the answer was lost/);
+          assert.match(err.message, /3 attempts to reconnect failed/);
+          return true;
+        });
+        assert.ok(Date.now() - started < 5000, 'long before the 15 s request timeout');
+        assert.equal((await server.stats()).resumes.length, 3);
+        // The server is still there: the transport stays open.
+        await s.client.ping();
+        assert.equal(s.closes.length, 0);
+      },
+    );
+  });
+
+  test('a dropped stream without event ids fails its request at once', async () => {
+    await withServer('sse-drop-resume.mjs', { NO_EVENT_IDS: '1' }, {}, async (s) => {
+      await assert.rejects(s.client.callTool('echo', { text: 'x' }), (err: unknown) => {
+        assert.ok(err instanceof RemoteError, String(err));
+        assert.match(err.message, /no event id to resume from/);
+        return true;
+      });
+    });
+  });
+
+  test('JSON for one answer and SSE for the next, sequential and concurrent; GET 405 is logged once', async () => {
+    await withServer('json-then-sse.mjs', {}, {}, async (s) => {
+      for (let i = 0; i < 6; i++) assert.equal(text(await s.client.callTool('echo', { text: `seq ${i}` })), `seq ${i}`);
+      const many = await Promise.all(Array.from({ length: 20 }, (_, i) => s.client.callTool('echo', { text: `par ${i}` })));
+      assert.deepEqual(
+        many.map(text),
+        Array.from({ length: 20 }, (_, i) => `par ${i}`),
+      );
+      await waitFor(() => s.transportLogs.some((l) => /GET answered 405/.test(l)), 2000, 'the 405 log line');
+      assert.equal(s.transportLogs.filter((l) => /GET answered 405/.test(l)).length, 1);
+    });
+  });
+
+  test('405 on GET and on DELETE: works without a GET stream and closes cleanly', async () => {
+    await withServer('get-405.mjs', {}, {}, async (s, server) => {
+      assert.equal(text(await s.client.callTool('echo', { text: 'fine' })), 'fine');
+      await waitFor(() => s.transportLogs.some((l) => /GET answered 405/.test(l)), 2000);
+      await s.transport.close();
+      assert.equal((await server.stats()).deletes, 1);
+      assert.deepEqual(
+        s.closes.map((c) => c.expected),
+        [true],
+      );
+      assert.ok(!s.transportLogs.some((l) => /DELETE/.test(l)), 'a 405 to DELETE is not reported');
+    });
+  });
+
+  test('invalid JSON in an SSE event is a warning; the stream goes on', async () => {
+    await withServer('invalid-json-sse.mjs', {}, {}, async (s) => {
+      const logged: string[] = [];
+      s.client.onLogMessage((m) => logged.push(String(m.data)));
+      assert.equal(text(await s.client.callTool('echo', { text: 'still works' })), 'still works');
+      const warning = s.warnings.find((w) => /not valid JSON/.test(w.message));
+      assert.ok(warning, JSON.stringify(s.warnings));
+      assert.match(warning.excerpt ?? '', /oops/);
+      assert.ok(logged.includes('after the bad event'));
+    });
+  });
+
+  test('a server that never answers: the request times out, cancellation is sent, close does not hang', async () => {
+    await withServer('never-answers.mjs', {}, { requestTimeoutMs: 400 }, async (s, server) => {
+      await assert.rejects(s.client.callTool('echo', { text: 'x' }), RequestTimeoutError);
+      await waitFor(() => s.trace.some((t) => t.message.method === 'notifications/cancelled'), 2000);
+      for (let i = 0; i < 100 && !(await server.stats()).methods.includes('notifications/cancelled'); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.ok((await server.stats()).methods.includes('notifications/cancelled'));
+      const started = Date.now();
+      await s.transport.close();
+      assert.ok(Date.now() - started < 3000, `close took ${Date.now() - started} ms`);
+    });
+  });
+
+  test('a server that never answers initialize: the handshake times out', async () => {
+    await withServer('never-answers.mjs', { NEVER_INITIALIZE: '1' }, { requestTimeoutMs: 400, connect: false }, async (s) => {
+      await assert.rejects(s.client.connect(), (err: unknown) => err instanceof RequestTimeoutError && /initialize/.test(err.message));
+    });
+  });
+
+  test('401 with no metadata and no sign-in configured says the server needs authorization', async () => {
+    await withServer('unauthorized.mjs', {}, { connect: false }, async (s, server) => {
+      await assert.rejects(s.client.connect(), (err: unknown) => {
+        assert.ok(err instanceof Error);
+        assert.match(err.message, /requires authorization \(HTTP 401\)/);
+        assert.match(err.message, /no sign-in is configured/);
+        assert.match(err.message, new RegExp(`127\\.0\\.0\\.1:${server.port}/mcp`));
+        return true;
+      });
+      assert.equal((await server.stats()).requests, 1);
+    });
+  });
+
+  test('an endless 401 stops after 3 challenges; the token never appears in the error', async () => {
+    const challenges: AuthChallenge[] = [];
+    const auth: HttpAuthProvider = {
+      authorizationHeader: async () => 'Bearer s3cret-token',
+      handleChallenge: async (challenge) => {
+        challenges.push(challenge);
+        return 'retry';
+      },
+    };
+    await withServer('unauthorized.mjs', { ENDLESS: '1' }, { connect: false, transport: { auth } }, async (s, server) => {
+      await assert.rejects(s.client.connect(), (err: unknown) => {
+        assert.ok(err instanceof Error);
+        assert.match(err.message, /still answers HTTP 401 after signing in 3 times/);
+        assert.doesNotMatch(err.message, /s3cret/);
+        return true;
+      });
+      const stats = await server.stats();
+      assert.equal(stats.requests, 4);
+      assert.equal(stats.withAuthorization, 4);
+      assert.equal(challenges.length, 3);
+      assert.match(challenges[0].wwwAuthenticate ?? '', /invalid_token/);
+      assert.ok(!s.logs.concat(s.transportLogs).some((l) => l.includes('s3cret')));
+    });
+  });
+
+  test('a sign-in that may not start now travels up as AuthorizationRequiredError', async () => {
+    const auth: HttpAuthProvider = {
+      authorizationHeader: async () => undefined,
+      handleChallenge: async () => {
+        throw new AuthorizationRequiredError('sign in to use it', 'http://127.0.0.1/mcp');
+      },
+    };
+    await withServer('unauthorized.mjs', {}, { connect: false, transport: { auth } }, async (s) => {
+      // The transport rejects with the auth error itself (the connection wraps it for the request).
+      await s.transport.start();
+      await assert.rejects(s.transport.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: {} }), AuthorizationRequiredError);
+    });
+  });
+
+  test('an answer over maxMessageBytes is refused with a warning (JSON and SSE)', async () => {
+    await withServer('json-then-sse.mjs', {}, { transport: { maxMessageBytes: 2000 } }, async (s) => {
+      // The handshake used JSON (initialize); the next answers alternate SSE, JSON, SSE...
+      const big = 'x'.repeat(10_000);
+      const first = s.client.callTool('echo', { text: big });
+      await assert.rejects(first, (err: unknown) => err instanceof RemoteError && /larger than the limit/.test(err.message));
+      await assert.rejects(s.client.callTool('echo', { text: big }), (err: unknown) => err instanceof ConnectionClosedError && /larger than the limit of 2000 bytes/.test(err.message));
+      assert.ok(s.warnings.filter((w) => /larger than the limit/.test(w.message)).length >= 2, JSON.stringify(s.warnings));
+      assert.equal(text(await s.client.callTool('echo', { text: 'small' })), 'small');
+    });
+  });
+
+  test('nothing listening: the error names the address and errno', async () => {
+    const port = await freePort();
+    const s = makeHttpClient('http', `http://127.0.0.1:${port}/mcp`);
+    try {
+      await assert.rejects(s.client.connect(), (err: unknown) => {
+        assert.ok(err instanceof Error);
+        assert.match(err.message, new RegExp(`cannot reach http://127\\.0\\.0\\.1:${port}/mcp \\(POST\\): ECONNREFUSED 127\\.0\\.0\\.1:${port}`));
+        return true;
+      });
+      assert.ok(s.transport.isClosed);
+      assert.equal(s.closes.length, 1);
+    } finally {
+      await s.stop();
+    }
+  });
+
+  test('a server that goes away: requests fail at once with the reason, then onClose(expected: false)', async () => {
+    await withServer('good.mjs', {}, { transport: { reconnect: { initialDelayMs: 50, maxAttempts: 2 } } }, async (s, server) => {
+      for (let i = 0; i < 100 && (await server.stats()).gets < 1; i++) await new Promise((r) => setTimeout(r, 20));
+      await server.stop();
+      const started = Date.now();
+      await assert.rejects(s.client.callTool('echo', { text: 'x' }), (err: unknown) => err instanceof Error && /ECONNREFUSED|closed/.test(err.message));
+      assert.ok(Date.now() - started < 2000);
+      await waitFor(() => s.closes.length === 1, 5000, 'onClose');
+      assert.equal(s.closes[0].expected, false);
+      assert.match(s.closes[0].reason, /ECONNREFUSED|cannot reach/);
+    });
+  });
+});
+
+describe('legacy HTTP+SSE transport and the fallback', () => {
+  test("type 'http' against a legacy-only server falls back to HTTP+SSE and works", async () => {
+    await withServer('legacy-only.mjs', {}, { path: '/sse' }, async (s, server) => {
+      assert.ok(s.transportLogs.some((l) => /POST initialize answered HTTP 405/.test(l)), s.transportLogs.join('\n'));
+      assert.ok(s.transportLogs.some((l) => /using the legacy HTTP\+SSE transport/.test(l)));
+      const tools = await s.client.listAllTools();
+      assert.deepEqual(
+        tools.map((t) => t.name),
+        ['echo'],
+      );
+      assert.equal(text(await s.client.callTool('echo', { text: 'old' })), 'legacy: old');
+      const stats = await server.stats();
+      assert.equal(stats.postsToSse, 1);
+      assert.equal(stats.gets, 1);
+    });
+  });
+
+  test("type 'sse' goes straight to legacy", async () => {
+    await withServer('legacy-only.mjs', {}, { path: '/sse', kind: 'sse' }, async (s, server) => {
+      assert.equal(text(await s.client.callTool('echo', { text: 'direct' })), 'legacy: direct');
+      assert.equal((await server.stats()).postsToSse, 0);
+    });
+  });
+
+  test('an endpoint on another origin is refused', async () => {
+    await withServer('legacy-only.mjs', { ENDPOINT: 'http://127.0.0.2:9/steal' }, { path: '/sse', kind: 'sse', connect: false }, async (s, server) => {
+      await assert.rejects(s.client.connect(), /another origin/);
+      assert.equal((await server.stats()).posts, 0);
+    });
+  });
+
+  test('neither transport: the error says both were tried', async () => {
+    await withServer('legacy-only.mjs', {}, { path: '/nothing-here', connect: false }, async (s) => {
+      await assert.rejects(s.client.connect(), (err: unknown) => {
+        assert.ok(err instanceof Error);
+        assert.match(err.message, /neither a Streamable HTTP endpoint \(POST initialize answered HTTP 404\) nor a legacy SSE endpoint/);
+        return true;
+      });
+    });
+  });
+
+  test('a legacy stream that is lost closes the transport (expected: false)', async () => {
+    await withServer('legacy-only.mjs', { DROP_AFTER: '2' }, { path: '/sse', kind: 'sse' }, async (s) => {
+      // initialize was message 1; this answer is message 2, then the stream drops.
+      await s.client.ping();
+      await waitFor(() => s.closes.length === 1, 3000, 'onClose');
+      assert.equal(s.closes[0].expected, false);
+      await assert.rejects(s.client.ping(), (err: unknown) => err instanceof McpError && /connection closed/.test(err.message));
+    });
+  });
+});
