@@ -150,60 +150,61 @@ export const SCENARIOS = {
   // Streamable HTTP: the same work against one running test/fixtures/bench-http-server.mjs
   // (run.mjs starts it once; a worker run by hand starts its own). There is no process to
   // spawn, so the first scenario is a new session's handshake, and "50 servers" becomes 50
-  // sessions opened at once on that server. JSON answers unless the title says SSE.
+  // sessions opened at once on that server. JSON answers unless the title says SSE. Fewer runs
+  // than over stdio, to keep the bench within about 2 more minutes: a run lasts longer here.
   http_handshake_list: {
     transport: 'http',
     title: `HTTP: new session + handshake + tools/list (x${HTTP_HANDSHAKES} in turn)`,
-    runs: 7,
+    runs: 5,
     run: (client) => handshakes(client, HTTP_HANDSHAKES),
   },
 
   http_sequential_calls: {
     transport: 'http',
     title: `HTTP: ${HTTP_SEQUENTIAL_CALLS.toLocaleString('en')} sequential small tools/call`,
-    runs: 5,
+    runs: 3,
     run: sequential(HTTP_SEQUENTIAL_CALLS),
   },
 
   http_concurrent_calls: {
     transport: 'http',
     title: `HTTP: ${HTTP_CONCURRENT_CALLS.toLocaleString('en')} tools/call, ${IN_FLIGHT} in flight`,
-    runs: 7,
+    runs: 5,
     run: concurrent(HTTP_CONCURRENT_CALLS),
   },
 
   http_large_results: {
     transport: 'http',
     title: `HTTP: ${LARGE_RESULTS} tool results of ${LARGE_BYTES / MB} MB`,
-    runs: 7,
+    runs: 5,
     run: largeResults(),
   },
 
   http_tools_list_5000: {
     transport: 'http',
     title: `HTTP: tools/list of ${MANY_TOOLS.toLocaleString('en')} tools (x${MANY_TOOLS_LISTS})`,
-    runs: 7,
+    runs: 5,
     run: manyTools(),
   },
 
   http_50_sessions: {
     transport: 'http',
     title: `HTTP: ${HTTP_SESSIONS} sessions opened at once, until all ready`,
-    runs: 7,
+    runs: 5,
     run: openAtOnce(HTTP_SESSIONS),
   },
 
   http_sse_concurrent_calls: {
     transport: 'http',
     title: `HTTP SSE: ${HTTP_CONCURRENT_CALLS.toLocaleString('en')} tools/call, ${IN_FLIGHT} in flight`,
-    runs: 7,
+    runs: 3,
     run: concurrent(HTTP_CONCURRENT_CALLS, { sse: true }),
   },
 
   http_sse_large_results: {
     transport: 'http',
     title: `HTTP SSE: ${LARGE_RESULTS} tool results of ${LARGE_BYTES / MB} MB`,
-    runs: 5,
+    runs: 3,
     run: largeResults({ sse: true }),
   },
 };

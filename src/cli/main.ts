@@ -7,6 +7,8 @@ import type { CallToolResult, ContentBlock, ReadResourceResult, UnknownContent }
 import { parseConfigText, formatProblem, type ServerDefinition } from '../host/config';
 import { createTransport, describeLaunch, type LaunchSpec } from '../host/transportFactory';
 import { cliAuthorization } from './auth';
+import { AuthorizationRequiredError } from '../auth/types';
+import { findCause } from '../util/errorCause';
 import { describeContentBlock } from '../protocol/content';
 
 /** Exit statuses, as documented in the README. */
@@ -300,7 +302,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     }
   } catch (err) {
     if (interrupted) return ExitCode.Interrupted;
-    io.stderr(`mcp-host: ${oneLine(describeFailure(err, label))}\n`);
+    io.stderr(`mcp-host: ${oneLine(describeFailure(err, label, spec.type === 'stdio' ? 'could not be started' : 'could not be reached'))}\n`);
     return ExitCode.ServerFailed;
   } finally {
     client.dispose();
@@ -308,10 +310,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-function describeFailure(err: unknown, label: string): string {
+function describeFailure(err: unknown, label: string, failedTo: string): string {
   if (err instanceof RemoteError) return `${label} answered ${err.method} with error ${err.code}: ${err.message}`;
+  const signIn = findCause(err, AuthorizationRequiredError);
+  if (signIn) return `${signIn.message} Run mcp-host in a terminal to sign in (or set MCP_HOST_SIGN_IN=1).`;
   if (err instanceof McpError) return err.message;
-  if (err instanceof Error) return `${label} could not be started: ${err.message}`;
+  if (err instanceof Error) return `${label} ${failedTo}: ${err.message}`;
   return String(err);
 }
 

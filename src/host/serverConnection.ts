@@ -10,6 +10,7 @@ import type { Transport, TransportCloseInfo } from '../transport/transport';
 import { AuthorizationRequiredError, type ServerAuthorization, type StaticClientConfig } from '../auth/types';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter, type Event } from '../util/event';
+import { findCause } from '../util/errorCause';
 import type { Logger } from '../util/logger';
 import type { ConfigSource, HttpServerDefinition, InputDefinition, ServerDefinition, StdioServerDefinition } from './config';
 import { createTransport, describeLaunch, type HttpLaunchSpec, type LaunchSpec, type StdioLaunchSpec } from './transportFactory';
@@ -601,13 +602,6 @@ function defaultSchedule(fn: () => void, ms: number): Disposable {
   return { dispose: () => clearTimeout(timer) };
 }
 
-/** The first error of a type in an error's cause chain. */
-function findCause<T extends Error>(err: unknown, type: abstract new (...args: never[]) => T): T | undefined {
-  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
-    if (e instanceof type) return e;
-  }
-  return undefined;
-}
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
