@@ -1,6 +1,6 @@
 // The one test command (`npm test`): every layer that exists, in order, with one
-// summary line at the end. Layers: typecheck, unit, process, in-VS-Code integration
-// (oldest and newest VS Code), browser end-to-end.
+// summary line at the end. Layers: typecheck, unit, process, the official MCP conformance
+// suite, in-VS-Code integration (oldest and newest VS Code), browser end-to-end.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 

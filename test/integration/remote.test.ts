@@ -1,0 +1,126 @@
+// Remote servers inside a real VS Code: a Streamable HTTP server (server-everything, started by the
+// test) used from the tree and Run Tool, and a server behind OAuth (a real authorization server,
+// oidc-provider) that shows "sign-in needed" until Sign In, which asks the person, opens the
+// browser (scripted: it follows the authorization page's redirects back to our loopback redirect),
+// and then runs; Sign Out forgets the token.
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { McpHostApi } from '../../src/extension';
+import type { CallToolResult } from '../../src/protocol/schemas';
+import type { UsageTestHooks } from '../../src/vscode/services';
+import { scriptedBrowser, startAuthorizationServer, startResourceServer, type TestAuthorizationServer, type TestResourceServer } from '../helpers/oauth-servers';
+import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
+import { ScriptedPerson, testHooks } from './usagePrompter';
+
+async function freePort(): Promise<number> {
+  const probe = net.createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const port = (probe.address() as net.AddressInfo).port;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+describe('Remote servers in a real VS Code', function () {
+  this.timeout(90_000);
+  let api: McpHostApi;
+  let hooks: UsageTestHooks;
+  let everything: ChildProcess | undefined;
+  let everythingUrl: string;
+  let as: TestAuthorizationServer;
+  let rs: TestResourceServer;
+  const config = () => vscode.workspace.getConfiguration('mcpHost');
+
+  before(async function () {
+    this.timeout(90_000);
+    api = await activateExtension();
+    hooks = await testHooks();
+    const port = await freePort();
+    everything = spawn(process.execPath, [path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
+      env: { ...process.env, PORT: String(port), ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    everything.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+    await waitFor(() => /listening on port/i.test(stderr), 'server-everything over HTTP to listen');
+    everythingUrl = `http://127.0.0.1:${port}/mcp`;
+    as = await startAuthorizationServer();
+    rs = await startResourceServer({ issuer: as.issuer, prm: 'header' });
+    await config().update(
+      'servers',
+      { 'remote-everything': { type: 'http', url: everythingUrl }, protected: { type: 'http', url: rs.url } },
+      vscode.ConfigurationTarget.Global,
+    );
+  });
+
+  after(async () => {
+    hooks?.setPrompter(undefined);
+    await config().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    everything?.kill('SIGTERM');
+    await rs?.stop();
+    await as?.stop();
+  });
+
+  it('a Streamable HTTP server runs; the tree says where it is; Run Tool works on it', async () => {
+    const s = await waitForState(api, 'remote-everything', 'running', 30_000);
+    await waitFor(() => s.lists.tools.length > 0, 'its tools');
+    const item = api.tree.getTreeItem({ kind: 'server', server: s });
+    assert.match(String(item.description), /^running · \d+ tools/);
+    assert.equal(item.contextValue, 'mcpHost.server.running.remote');
+    const tooltip = (item.tooltip as vscode.MarkdownString).value;
+    assert.ok(tooltip.includes(`Streamable HTTP: ${everythingUrl}`), tooltip);
+    const result = await vscode.commands.executeCommand<CallToolResult | undefined>('mcpHost.runTool', {
+      server: 'remote-everything',
+      tool: 'echo',
+      arguments: { message: 'from VS Code over HTTP' },
+    });
+    assert.match(JSON.stringify(result?.content), /Echo: from VS Code over HTTP/);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+  });
+
+  it('a server behind OAuth: sign-in needed → Sign In asks, opens the browser, runs → Sign Out forgets the token', async () => {
+    const s = await waitForState(api, 'protected', 'needs-sign-in', 30_000);
+    const item = api.tree.getTreeItem({ kind: 'server', server: s });
+    assert.equal(item.description, 'sign-in needed');
+    assert.equal(item.contextValue, 'mcpHost.server.needs-sign-in.remote');
+    assert.equal(item.command?.command, 'mcpHost.signIn', 'a click on the row signs in');
+
+    const person = new ScriptedPerson();
+    const browser = scriptedBrowser();
+    let visited: Promise<void> | undefined;
+    person.once('signin.confirm', 'Sign In');
+    person.once('openExternal', (q) => {
+      if (q.method === 'openExternal') visited = browser.openBrowser(new URL(q.uri.toString()));
+      return undefined;
+    });
+    hooks.setPrompter(person);
+    try {
+      await vscode.commands.executeCommand('mcpHost.signIn', 'protected');
+      await visited;
+      await waitForState(api, 'protected', 'running', 30_000);
+      const [confirm] = person.questions('signin.confirm');
+      assert.ok(confirm && confirm.method === 'message' && confirm.options.modal, 'a modal asked first');
+      assert.match(confirm.method === 'message' ? confirm.text : '', /"protected" wants you to sign in at 127\.0\.0\.1:\d+/);
+      assert.ok(browser.visits.some((v) => v.startsWith(as.issuer)), 'the browser went to the authorization server');
+      assert.ok(rs.authorizations.some((h) => h?.startsWith('Bearer ')), 'requests carried the token');
+      assert.deepEqual(person.problems, []);
+
+      await vscode.commands.executeCommand('mcpHost.signOut', 'protected');
+      await waitForState(api, 'protected', 'stopped');
+      await server(api, 'protected').start();
+      await waitForState(api, 'protected', 'needs-sign-in');
+    } finally {
+      hooks.setPrompter(undefined);
+    }
+  });
+
+  it('no token reaches the log of the server', async () => {
+    const lines = api.controller.recentLog(server(api, 'protected').id).join('\n');
+    assert.ok(lines.includes('Connecting to: HTTP'), 'the log was recorded');
+    for (const header of rs.authorizations) {
+      if (header) assert.ok(!lines.includes(header.slice('Bearer '.length)), 'no access token in the log');
+    }
+  });
+});
