@@ -20,7 +20,8 @@ function sessionUrl(baseUrl, { tools, sse } = {}) {
 
 /** Ours: McpClient over createHttpTransport('http', ...), from the production-like bundle (build.mjs). */
 async function loadOurs(baseUrl) {
-  const { McpClient, createHttpTransport } = createRequire(import.meta.url)(OURS_BUNDLE);
+  // BENCH_OURS_BUNDLE: another build of ours to load instead (for A/B runs of a change by hand).
+  const { McpClient, createHttpTransport } = createRequire(import.meta.url)(process.env.BENCH_OURS_BUNDLE || OURS_BUNDLE);
   if (typeof createHttpTransport !== 'function') {
     throw new Error('out/bench/ours.cjs has no createHttpTransport: src/transport/http.ts does not exist yet (or build.mjs has not run since)');
   }

@@ -14,6 +14,9 @@ const layers = [
   { name: 'conformance', cmd: ['node', 'scripts/conformance.mjs'], counts: true },
 ];
 if (existsSync('scripts/test-vscode.mjs')) {
+  // Idempotent: installs the two test VS Codes (and Chromium from apt) on a fresh machine, else
+  // only checks they are there; so `npm ci && npm test` needs nothing beside the clone.
+  layers.push({ name: 'install test VS Code', cmd: ['node', 'scripts/vscode-host/install.mjs'], for: 'vscode' });
   layers.push({ name: 'vscode', cmd: ['node', 'scripts/test-vscode.mjs'], counts: true });
 }
 
@@ -50,6 +53,7 @@ function run(layer) {
 
 for (const layer of layers) {
   if (only.length > 0 && !only.includes(layer.name) && layer.counts) continue;
+  if (only.length > 0 && layer.for && !only.includes(layer.for)) continue;
   const code = await run(layer);
   if (code !== 0 && !layer.counts) break; // no point testing what does not build
 }

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, installVsix, HOST_DIR } from './vscode-host/host.mjs';
+import { startPortProxy } from './vscode-host/port-proxy.mjs';
 
 const args = process.argv.slice(2);
 const flavourArg = args.includes('--flavour') ? args[args.indexOf('--flavour') + 1] : undefined;
@@ -51,6 +52,9 @@ mkdirSync(join(REPO_ROOT, 'test-results'), { recursive: true });
 rmSync(join(REPO_ROOT, 'test-results', 'activation.json'), { force: true });
 
 if (!only || only === 'integration') {
+  // VS Code as it runs in a browser behind code-server: loopback addresses are reached through
+  // its /proxy/PORT/ (asExternalUri), e.g. by the OAuth redirect of a sign-in.
+  const proxy = await startPortProxy();
   for (const flavour of flavours) {
     await run(`integration (${flavour})`, process.execPath, [
       'scripts/vscode-host/run-integration.mjs',
@@ -58,6 +62,7 @@ if (!only || only === 'integration') {
       '--extensionTestsPath', TESTS,
       '--extensionDevelopmentPath', REPO_ROOT,
       '--workspace', WORKSPACE,
+      '--env', `VSCODE_PROXY_URI=${proxy.template}`,
     ]);
     // A multi-root workspace: roots/list and notifications/roots/list_changed as folders change.
     await run(`multi-root workspace (${flavour})`, process.execPath, [
@@ -79,6 +84,7 @@ if (!only || only === 'integration') {
       '--env', 'MCP_HOST_TEST_FILES=untrusted',
     ]);
   }
+  await proxy.close();
 }
 
 if (!only || only === 'vsix') {

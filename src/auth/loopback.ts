@@ -31,7 +31,8 @@ export async function startLoopback(options: LoopbackOptions): Promise<LoopbackR
 
   const server = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-    if (req.method !== 'GET' || url.pathname !== CALLBACK_PATH) {
+    // A forwarding proxy (VS Code in a browser) may keep its own prefix: /proxy/PORT/callback.
+    if (req.method !== 'GET' || !url.pathname.endsWith(CALLBACK_PATH)) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('Not found');
       return;
     }

@@ -405,7 +405,7 @@ export class ServerConnection implements Disposable {
   private needsSignIn(launch: DisposableStore, err: AuthorizationRequiredError): void {
     const scopes = err.scopes.length > 0 ? ` (scopes: ${err.scopes.join(' ')})` : '';
     const message = `Server "${this.name}" needs you to sign in${scopes}. Use Sign In.`;
-    this.log.warn(`${message} ${err.message}`);
+    this.log.warn(message);
     this.disposeLaunch(launch);
     this.setState({ kind: 'needs-sign-in', message, scopes: err.scopes });
   }

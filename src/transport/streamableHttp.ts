@@ -85,6 +85,13 @@ export class StreamableHttpTransport implements Transport {
   private readonly o: ResolvedHttpOptions;
   /** Aborts every fetch and stream at close. */
   private readonly controller = manyListenerController();
+  /**
+   * One controller per POST (and its SSE answer), aborted at close with the shared one. Passing
+   * the shared signal to every fetch costs O(listeners) per request: undici adds an abort
+   * listener per fetch that goes only when the request is garbage-collected, and EventTarget
+   * scans its listeners on each add (and getMaxListeners throws on setMaxListeners(0) signals).
+   */
+  private readonly inFlight = new Set<AbortController>();
   private phase: Phase = 'new';
   private sessionId: string | undefined;
   private protocolVersion: string | undefined;
@@ -170,44 +177,60 @@ export class StreamableHttpTransport implements Transport {
 
   private async post(message: unknown, body: string, mayRenew: boolean): Promise<void> {
     const sentSession = this.sessionId;
+    const request = new AbortController();
+    // Closed while this waited (for a session renewal): fail at once, as the shared signal did.
+    if (this.controller.signal.aborted) request.abort();
+    this.inFlight.add(request);
     let res: Response;
     try {
-      res = await fetchWithAuth(this.o, 'POST', this.o.href, this.postHeaders, body, this.controller.signal);
+      res = await fetchWithAuth(this.o, 'POST', this.o.href, this.postHeaders, body, request.signal);
     } catch (err) {
+      this.inFlight.delete(request);
       if (isNetworkError(err)) this.postFailedOnNetwork(err as HttpTransportError);
       throw err;
     }
-    this.lastPostFailedOnNetwork = false;
-    const status = res.status;
-    if (status >= 200 && status < 300) {
-      if (status !== 202 && status !== 204) await this.acceptAnswer(message, res);
-      else await drain(res);
-      if (!this.handshakeDone && isMethod(message, 'notifications/initialized')) {
-        this.handshakeDone = true;
-        this.openGetStream();
+    let streaming = false;
+    try {
+      this.lastPostFailedOnNetwork = false;
+      const status = res.status;
+      if (status >= 200 && status < 300) {
+        if (status !== 202 && status !== 204) streaming = await this.acceptAnswer(message, res, request);
+        else await drain(res);
+        if (!this.handshakeDone && isMethod(message, 'notifications/initialized')) {
+          this.handshakeDone = true;
+          this.openGetStream();
+        }
+        return;
       }
-      return;
-    }
-    if (status === 404 && sentSession !== undefined && this.initializeMessage !== undefined) {
-      if (!mayRenew) {
-        throw await statusError(this.o, 'POST', res, describeMessage(message), 'the new session expired at once; the server may be restarting');
+      if (status === 404 && sentSession !== undefined && this.initializeMessage !== undefined) {
+        if (!mayRenew) {
+          throw await statusError(this.o, 'POST', res, describeMessage(message), 'the new session expired at once; the server may be restarting');
+        }
+        await drain(res);
+        await this.renewSession(sentSession);
+        return this.post(message, body, false);
       }
-      await drain(res);
-      await this.renewSession(sentSession);
-      return this.post(message, body, false);
+      throw await statusError(this.o, 'POST', res, describeMessage(message));
+    } finally {
+      if (!streaming) this.inFlight.delete(request);
     }
-    throw await statusError(this.o, 'POST', res, describeMessage(message));
   }
 
-  /** A 2xx with a body: one JSON value, or an SSE stream read in the background. */
-  private async acceptAnswer(message: unknown, res: Response): Promise<void> {
+  /** A 2xx with a body: one JSON value, or an SSE stream read in the background (then true: the stream owns `request`). */
+  private async acceptAnswer(message: unknown, res: Response, request: AbortController): Promise<boolean> {
     if (this.initializeMessage === message) this.captureSession(res);
     const type = res.headers.get('content-type');
     if (isEventStream(type)) {
-      const state = this.newStream('post', requestIds(message), this.controller.signal, undefined);
+      const state = this.newStream('post', requestIds(message), request.signal, undefined);
       for (const id of state.waiting) this.streamOf.set(id, state);
-      this.runStream(state, res).then(undefined, (err: unknown) => this.internalError(err));
-      return;
+      this.runStream(state, res).then(
+        () => this.inFlight.delete(request),
+        (err: unknown) => {
+          this.inFlight.delete(request);
+          this.internalError(err);
+        },
+      );
+      return true;
     }
     if (type !== null && !/json/i.test(type)) {
       await drain(res);
@@ -223,7 +246,7 @@ export class StreamableHttpTransport implements Transport {
       throw this.oversize(message, Number(length));
     }
     const text = await res.text();
-    if (text.length === 0) return;
+    if (text.length === 0) return false;
     if (text.length > this.o.maxMessageBytes && Buffer.byteLength(text) > this.o.maxMessageBytes) {
       throw this.oversize(message, Buffer.byteLength(text));
     }
@@ -239,6 +262,7 @@ export class StreamableHttpTransport implements Transport {
       });
     }
     this.messageEmitter.fire(value);
+    return false;
   }
 
   private oversize(message: unknown, bytes: number): HttpTransportError {
@@ -583,6 +607,8 @@ export class StreamableHttpTransport implements Transport {
 
   private stopEverything(): void {
     this.controller.abort();
+    for (const request of this.inFlight) request.abort();
+    this.inFlight.clear();
     this.stopGetStream();
     for (const sleeper of this.sleepers) {
       clearTimeout(sleeper.timer);

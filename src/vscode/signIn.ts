@@ -38,8 +38,13 @@ function vscodeInteraction(): AuthorizationInteraction {
       if (!opened) throw new Error('the browser could not be opened for the sign-in page');
     },
     async externalRedirectUri(local) {
-      const external = await vscode.env.asExternalUri(vscode.Uri.parse(local.href, true));
-      return new URL(external.toString(true));
+      const external = new URL((await vscode.env.asExternalUri(vscode.Uri.parse(local.href, true))).toString(true));
+      // A forwarding proxy (VS Code in a browser) may map only the port, e.g. to /proxy/PORT/:
+      // keep our callback path under it, as the proxy forwards what follows.
+      if (external.href !== local.href && !external.pathname.endsWith(local.pathname)) {
+        external.pathname = `${external.pathname.replace(/\/+$/, '')}${local.pathname}`;
+      }
+      return external;
     },
     async askClientId({ serverName, authorizationServer, redirectUri }) {
       const clientId = await usageServices.prompter.input({

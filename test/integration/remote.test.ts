@@ -92,13 +92,18 @@ describe('Remote servers in a real VS Code', function () {
     let visited: Promise<void> | undefined;
     person.once('signin.confirm', 'Sign In');
     person.once('openExternal', (q) => {
-      if (q.method === 'openExternal') visited = browser.openBrowser(new URL(q.uri.toString()));
+      // As VS Code hands it to the browser: the URI's own text, not re-encoded.
+      if (q.method === 'openExternal') visited = browser.openBrowser(new URL(q.uri.toString(true)));
       return undefined;
     });
     hooks.setPrompter(person);
     try {
-      await vscode.commands.executeCommand('mcpHost.signIn', 'protected');
+      const signingIn = vscode.commands.executeCommand('mcpHost.signIn', 'protected');
+      await waitFor(() => visited, 'the browser to be opened');
       await visited;
+      // The browser ends on our loopback page ("you can close this tab"), not on an error page.
+      assert.deepEqual(browser.finalStatus, [200], `the browser went through ${browser.visits.join(' → ')}`);
+      await signingIn;
       await waitForState(api, 'protected', 'running', 30_000);
       const [confirm] = person.questions('signin.confirm');
       assert.ok(confirm && confirm.method === 'message' && confirm.options.modal, 'a modal asked first');
