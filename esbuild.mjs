@@ -18,9 +18,24 @@ const common = {
   mainFields: ['module', 'main'],
 };
 
+/**
+ * host/loadRemote.ts requires '../remote' (the HTTP transports and OAuth) when a remote server is
+ * first used: in the bundles that is dist/remote.js, beside extension.js and cli.js, not inlined.
+ */
+const remoteAsSeparateBundle = {
+  name: 'remote-as-separate-bundle',
+  setup(build) {
+    build.onResolve({ filter: /^\.\.\/remote$/ }, (args) =>
+      args.importer.replaceAll('\\', '/').endsWith('src/host/loadRemote.ts') ? { path: './remote.js', external: true } : undefined,
+    );
+  },
+};
+
 const builds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
-  { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [remoteAsSeparateBundle] },
+  { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [remoteAsSeparateBundle] },
+  // Loaded by both of the above the first time a remote server is used.
+  { ...common, entryPoints: ['src/remote.ts'], outfile: 'dist/remote.js' },
   // The webview pages: browser scripts, one per page, with their libraries (markdown-it) inside.
   {
     ...common,

@@ -41,8 +41,20 @@ export interface ServerAuthorization extends HttpAuthProvider {
   hasToken(): Promise<boolean>;
 }
 
+/** Marks the class across bundle copies (the remote bundle has its own): see Symbol.hasInstance below. */
+const AUTHORIZATION_REQUIRED = Symbol.for('mcp-host.AuthorizationRequiredError');
+
 /** Raised when a server needs a sign-in that was not allowed to start by itself. */
 export class AuthorizationRequiredError extends Error {
+  /** `instanceof` that holds for an instance made by the remote bundle's copy of this class too. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[AUTHORIZATION_REQUIRED] === true;
+  }
+
+  get [AUTHORIZATION_REQUIRED](): boolean {
+    return true;
+  }
+
   constructor(
     message: string,
     readonly resource: string,

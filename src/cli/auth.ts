@@ -1,7 +1,6 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { OAuthProvider } from '../auth/oauthProvider';
-import { FileSecretStore, MemorySecretStore } from '../auth/stores';
+import { loadRemote } from '../host/loadRemote';
 import type { AuthorizationInteraction, ServerAuthorization, StaticClientConfig } from '../auth/types';
 import type { CliIo } from './main';
 
@@ -38,6 +37,7 @@ export function cliAuthorization(options: {
   io: CliIo;
 }): ServerAuthorization {
   const { io } = options;
+  const { OAuthProvider, FileSecretStore, MemorySecretStore } = loadRemote();
   const provider = new OAuthProvider({
     serverName: options.serverName,
     resource: options.url,

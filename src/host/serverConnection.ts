@@ -5,7 +5,7 @@ import { McpClient, type ClientRequestHandlers } from '../protocol/client';
 import { McpError, RequestTimeoutError, UnsupportedProtocolVersionError, ConnectionClosedError, describeClose } from '../protocol/errors';
 import type { Implementation, LoggingLevel, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/schemas';
 import { TransportStartError } from '../transport/stdio';
-import { HttpTransportError } from '../transport/http';
+import { HttpTransportError } from '../transport/httpError';
 import type { Transport, TransportCloseInfo } from '../transport/transport';
 import { AuthorizationRequiredError, type ServerAuthorization, type StaticClientConfig } from '../auth/types';
 import { DisposableStore, type Disposable } from '../util/disposable';

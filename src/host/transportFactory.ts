@@ -1,5 +1,5 @@
 import type { HttpAuthProvider } from '../auth/types';
-import { createHttpTransport } from '../transport/http';
+import { loadRemote } from './loadRemote';
 import { StdioTransport } from '../transport/stdio';
 import type { Transport } from '../transport/transport';
 
@@ -45,8 +45,8 @@ const builders: { [K in LaunchSpec['type']]: Builder<Extract<LaunchSpec, { type:
       maxMessageBytes: context.maxMessageBytes,
       shutdown: context.shutdown,
     }),
-  http: (spec, context) => createHttpTransport('http', httpOptions(spec, context)),
-  sse: (spec, context) => createHttpTransport('sse', httpOptions(spec, context)),
+  http: (spec, context) => loadRemote().createHttpTransport('http', httpOptions(spec, context)),
+  sse: (spec, context) => loadRemote().createHttpTransport('sse', httpOptions(spec, context)),
 };
 
 function httpOptions(spec: HttpLaunchSpec, context: TransportContext) {

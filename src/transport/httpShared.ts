@@ -8,7 +8,9 @@ import { setMaxListeners } from 'node:events';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { AuthChallenge, HttpAuthProvider } from '../auth/types';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
-import { TransportError } from './stdio';
+
+export { HttpTransportError };
+import { HttpTransportError } from './httpError';
 
 export interface HttpReconnectOptions {
   /** First wait before reconnecting a dropped SSE stream, when the server sent no `retry:`. Default 1000. */
@@ -43,24 +45,6 @@ export const MAX_AUTH_RETRIES = 3;
 /** How long close() waits for the server to acknowledge the session DELETE. */
 export const DELETE_TIMEOUT_MS = 2000;
 
-/**
- * An HTTP transport failure. `code` is a Node errno code for network failures ('ECONNREFUSED',
- * 'ENOTFOUND', ...), `HTTP_<status>` for an HTTP error status, or 'ECLOSED' / 'EPROTO'.
- * `url` is log-safe (no query string, no user info). The message never holds a header value.
- */
-export class HttpTransportError extends TransportError {
-  readonly status?: number;
-  readonly url: string;
-  /** The message without the leading label (for close reasons, which are shown after the label). */
-  readonly detail: string;
-  constructor(detail: string, options: { code: string; url: string; status?: number; label: string; cause?: unknown }) {
-    super(`${options.label}: ${detail}`, options.code, { label: options.label, cause: options.cause });
-    this.name = 'HttpTransportError';
-    this.status = options.status;
-    this.url = options.url;
-    this.detail = detail;
-  }
-}
 
 /** Origin and path only: the query may hold a key and the user info a password. */
 export function displayUrl(url: URL): string {

@@ -3,6 +3,9 @@
  * newline-delimited JSON over its stdin/stdout, turns stderr into log lines, and shuts the
  * whole process tree down the way the MCP lifecycle describes (close stdin, SIGTERM, SIGKILL).
  */
+import { TransportError } from './transport';
+
+export { TransportError };
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -45,17 +48,6 @@ export const DEFAULT_STDERR_TAIL_LINES = 20;
  */
 export const STDIO_DRAIN_TIMEOUT_MS = 2000;
 
-/** An error from the transport; `code` is a Node errno code ('ENOENT', 'EACCES', 'EPIPE', ...) or 'ECLOSED'. */
-export class TransportError extends Error {
-  readonly code: string;
-  readonly label?: string;
-  constructor(message: string, code: string, options?: { cause?: unknown; label?: string }) {
-    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
-    this.name = 'TransportError';
-    this.code = code;
-    this.label = options?.label;
-  }
-}
 
 /** start() failed: the process could not be spawned. */
 export class TransportStartError extends TransportError {

@@ -43,3 +43,15 @@ export interface Transport {
    */
   setProtocolVersion?(version: string): void;
 }
+
+/** An error from the transport; `code` is a Node errno code ('ENOENT', 'EACCES', 'EPIPE', ...) or 'ECLOSED'. */
+export class TransportError extends Error {
+  readonly code: string;
+  readonly label?: string;
+  constructor(message: string, code: string, options?: { cause?: unknown; label?: string }) {
+    super(message, options?.cause !== undefined ? { cause: options.cause } : undefined);
+    this.name = 'TransportError';
+    this.code = code;
+    this.label = options?.label;
+  }
+}

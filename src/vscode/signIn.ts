@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { OAuthProvider } from '../auth/oauthProvider';
+import { loadRemote } from '../host/loadRemote';
 import type { AuthorizationInteraction, SecretStore, ServerAuthorization, StaticClientConfig } from '../auth/types';
 import type { Logger } from '../util/logger';
 import { usageServices } from './services';
@@ -72,7 +72,7 @@ export function createServerAuthorization(
   server: { name: string; url: string; staticClient?: StaticClientConfig },
   logger: Logger,
 ): ServerAuthorization {
-  return new OAuthProvider({
+  return new (loadRemote().OAuthProvider)({
     serverName: server.name,
     resource: server.url,
     store: secretStorageStore(secrets),
