@@ -23,6 +23,8 @@ if (existsSync('scripts/test-vscode.mjs')) {
 const only = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
+let skipped = 0;
+const skippedNames = [];
 const failures = [];
 
 function run(layer) {
@@ -31,9 +33,20 @@ function run(layer) {
     console.log(`\n=== ${layer.name}: ${layer.cmd.join(' ')}`);
     const child = spawn(layer.cmd[0], layer.cmd.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
     let tail = '';
+    let pendingLine = '';
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
       tail = (tail + chunk.toString()).slice(-4000);
+      // Skipped tests are named: node:test's spec reporter marks them "# SKIP" (or with ﹣); the
+      // VS Code runner prints a "Skipped: a; b" line.
+      const lines = (pendingLine + chunk.toString()).split('\n');
+      pendingLine = lines.pop() ?? '';
+      for (const line of lines) {
+        const skip = /^\s*﹣ (.+?)(?: \([\d.]+m?s\))? # (?:SKIP)?(.*)$/.exec(line);
+        if (skip && layer.counts) skippedNames.push(`${skip[1]}${skip[2] ? ` (${skip[2].trim()})` : ''} [${layer.name}]`);
+        const listed = /^Skipped: (.+)$/.exec(line);
+        if (listed && layer.counts && layer.name !== 'unit' && layer.name !== 'process') skippedNames.push(...listed[1].split('; ').map((t) => `${t} [${layer.name}]`));
+      }
     });
     child.on('close', (code) => {
       const seconds = ((Date.now() - started) / 1000).toFixed(1);
@@ -41,8 +54,10 @@ function run(layer) {
         // node:test prints "ℹ pass N" / "ℹ fail N"; the VS Code runner prints "N passed, N failed".
         const p = [...tail.matchAll(/(?:ℹ pass (\d+)|(\d+) passed)/g)].pop();
         const f = [...tail.matchAll(/(?:ℹ fail (\d+)|(\d+) failed)/g)].pop();
+        const s = [...tail.matchAll(/(?:ℹ skipped (\d+)|(\d+) skipped)/g)].pop();
         passed += Number(p?.[1] ?? p?.[2] ?? 0);
         failed += Number(f?.[1] ?? f?.[2] ?? 0);
+        skipped += Number(s?.[1] ?? s?.[2] ?? 0);
       }
       if (code !== 0) failures.push(`${layer.name} (exit ${code})`);
       console.log(`=== ${layer.name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${seconds}s`);
@@ -60,5 +75,7 @@ for (const layer of layers) {
 console.log('');
 if (failures.length > 0) console.log(`Failed layers: ${failures.join(', ')}`);
 if (failures.length > 0 && failed === 0) failed = failures.length;
-console.log(`${passed} passed, ${failed} failed`);
+if (skippedNames.length > 0) console.log(`Skipped: ${skippedNames.join('; ')}`);
+else if (skipped > 0) console.log(`Skipped: ${skipped} test(s); see the layers' output above`);
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failures.length > 0 ? 1 : 0);

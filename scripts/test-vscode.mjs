@@ -22,6 +22,7 @@ const TESTS = join(REPO_ROOT, 'out', 'test', 'integration', 'index.js');
 
 let passed = 0;
 let failed = 0;
+const skippedNames = [];
 const failures = [];
 
 function run(name, cmd, cmdArgs, env = {}) {
@@ -30,11 +31,14 @@ function run(name, cmd, cmdArgs, env = {}) {
     const started = Date.now();
     const child = spawn(cmd, cmdArgs, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let lastCounts;
+    let skippedLine;
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
       for (const m of chunk.toString().matchAll(/(\d+) passed, (\d+) failed/g)) lastCounts = m;
+      for (const m of chunk.toString().matchAll(/^Skipped: (.+)$/gm)) skippedLine = m[1];
     });
     child.on('close', (code) => {
+      if (skippedLine) skippedNames.push(...skippedLine.split('; ').map((t) => `${t} (${name})`));
       if (lastCounts) {
         passed += Number(lastCounts[1]);
         failed += Number(lastCounts[2]);
@@ -129,5 +133,6 @@ if (!only || only === 'e2e') {
 
 console.log('');
 if (failures.length) console.log(`Failed: ${failures.join(', ')}`);
-console.log(`${passed} passed, ${failed} failed`);
+if (skippedNames.length) console.log(`Skipped: ${skippedNames.join('; ')}`);
+console.log(`${passed} passed, ${failed} failed, ${skippedNames.length} skipped`);
 process.exit(failures.length ? 1 : 0);

@@ -6,8 +6,8 @@ import addFormats from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
 import { REPO_ROOT } from './paths';
 
-/** The official MCP JSON Schemas, shipped beside the repository in shared/mcp-spec. */
-export const MCP_SCHEMA_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'mcp-spec', 'schema');
+/** The official MCP JSON Schemas the repository carries (see the README there for their source and licence). */
+export const MCP_SCHEMA_DIR = path.resolve(REPO_ROOT, 'test', 'schemas', 'mcp');
 
 export function schemaAvailable(version: string): boolean {
   return fs.existsSync(path.join(MCP_SCHEMA_DIR, version, 'schema.json'));
