@@ -60,6 +60,46 @@ export class McpSchemaValidator {
     return this.hasDefinition('EmptyResult') ? 'EmptyResult' : 'Result';
   }
 
+  /**
+   * Validates every message of a session, as recorded by the client's onTrace: requests and
+   * notifications against their method's definition, results against the request's result.
+   */
+  validateTranscript(trace: ReadonlyArray<{ direction: 'send' | 'receive'; message: any }>): { problems: string[]; checked: number; seenMethods: Set<string> } {
+    const methodsById = new Map<string, string>(); // "direction:id" of the request -> method
+    const problems: string[] = [];
+    const seenMethods = new Set<string>();
+    let checked = 0;
+    for (const { direction, message } of trace) {
+      for (const m of Array.isArray(message) ? message : [message]) {
+        if ('method' in m) {
+          seenMethods.add(m.method);
+          const def = this.definitionForMethod(m.method);
+          if (!def) {
+            problems.push(`${direction} ${m.method}: no definition in the schema`);
+            continue;
+          }
+          if ('id' in m) methodsById.set(`${direction}:${m.id}`, m.method);
+          problems.push(...this.validate('id' in m ? 'JSONRPCRequest' : 'JSONRPCNotification', m).map((e) => `${direction} ${m.method}: ${e}`));
+          problems.push(...this.validate(def, m).map((e) => `${direction} ${m.method}: ${e}`));
+          checked++;
+        } else if ('result' in m) {
+          const method = methodsById.get(`${direction === 'receive' ? 'send' : 'receive'}:${m.id}`);
+          if (!method) {
+            problems.push(`${direction} result for unknown id ${m.id}`);
+            continue;
+          }
+          problems.push(...this.validate(this.resultDefinitionFor(method)!, m.result).map((e) => `${direction} result of ${method}: ${e}`));
+          checked++;
+        } else if ('error' in m) {
+          const def = this.hasDefinition('JSONRPCErrorResponse') ? 'JSONRPCErrorResponse' : 'JSONRPCError';
+          problems.push(...this.validate(def, m).map((e) => `${direction} error: ${e}`));
+          checked++;
+        }
+      }
+    }
+    return { problems, checked, seenMethods };
+  }
+
   validate(definition: string, value: unknown): string[] {
     let fn = this.cache.get(definition);
     if (!fn) {

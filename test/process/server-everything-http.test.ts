@@ -1,3 +1,4 @@
+import { McpSchemaValidator, schemaAvailable } from '../helpers/mcp-schema';
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -132,6 +133,17 @@ describe('server-everything over Streamable HTTP', () => {
   test('many calls in flight', async () => {
     const results = await Promise.all(Array.from({ length: 64 }, (_, i) => s.client.callTool('get-sum', { a: i, b: 1 })));
     results.forEach((r, i) => assert.match(text(r), new RegExp(`\\b${i + 1}\\b`)));
+  });
+
+  test('every message of the HTTP session validates against the official schema of the negotiated version', () => {
+    const version = s.client.protocolVersion!;
+    assert.ok(schemaAvailable(version), `no official schema for ${version}`);
+    const { problems, checked, seenMethods } = new McpSchemaValidator(version).validateTranscript(s.trace);
+    assert.deepEqual(problems, []);
+    assert.ok(checked >= 30, `checked ${checked} messages`);
+    for (const method of ['initialize', 'tools/call', 'resources/read', 'notifications/progress', 'roots/list', 'sampling/createMessage', 'elicitation/create']) {
+      assert.ok(seenMethods.has(method), `the session exchanged ${method}`);
+    }
   });
 
   test('close ends the session (DELETE) and reports an expected close', async () => {

@@ -161,42 +161,7 @@ describe('against @modelcontextprotocol/server-everything', () => {
     const version = s.client.protocolVersion!;
     // The repository carries the schemas it validates against: a missing one is a failure, not a skip.
     assert.ok(schemaAvailable(version), `no official schema for ${version} at ${MCP_SCHEMA_DIR}/${version}/schema.json`);
-    const validator = new McpSchemaValidator(version);
-    const methodsById = new Map<string, string>(); // "direction:id" of the request -> method
-    const problems: string[] = [];
-    let checked = 0;
-    const seenMethods = new Set<string>();
-    for (const { direction, message } of s.trace) {
-      const members = Array.isArray(message) ? message : [message];
-      for (const m of members) {
-        if ('method' in m) {
-          seenMethods.add(m.method);
-          const def = validator.definitionForMethod(m.method);
-          if (!def) {
-            problems.push(`${direction} ${m.method}: no definition in the schema`);
-            continue;
-          }
-          if ('id' in m) methodsById.set(`${direction}:${m.id}`, m.method);
-          problems.push(...validator.validate('id' in m ? 'JSONRPCRequest' : 'JSONRPCNotification', m).map((e) => `${direction} ${m.method}: ${e}`));
-          problems.push(...validator.validate(def, m).map((e) => `${direction} ${m.method}: ${e}`));
-          checked++;
-        } else if ('result' in m) {
-          const requestDirection = direction === 'receive' ? 'send' : 'receive';
-          const method = methodsById.get(`${requestDirection}:${m.id}`);
-          if (!method) {
-            problems.push(`${direction} result for unknown id ${m.id}`);
-            continue;
-          }
-          const resultDef = validator.resultDefinitionFor(method)!;
-          problems.push(...validator.validate(resultDef, m.result).map((e) => `${direction} result of ${method}: ${e}`));
-          checked++;
-        } else if ('error' in m) {
-          const def = validator.hasDefinition('JSONRPCErrorResponse') ? 'JSONRPCErrorResponse' : 'JSONRPCError';
-          problems.push(...validator.validate(def, m).map((e) => `${direction} error: ${e}`));
-          checked++;
-        }
-      }
-    }
+    const { problems, checked, seenMethods } = new McpSchemaValidator(version).validateTranscript(s.trace);
     assert.deepEqual(problems, []);
     assert.ok(checked >= 30, `checked ${checked} messages`);
     for (const method of ['initialize', 'notifications/initialized', 'tools/list', 'tools/call', 'resources/read', 'prompts/get', 'notifications/progress', 'notifications/cancelled', 'roots/list', 'sampling/createMessage', 'elicitation/create']) {
