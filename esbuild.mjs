@@ -19,23 +19,32 @@ const common = {
 };
 
 /**
- * host/loadRemote.ts requires '../remote' (the HTTP transports and OAuth) when a remote server is
- * first used: in the bundles that is dist/remote.js, beside extension.js and cli.js, not inlined.
+ * Parts loaded on first use are bundles of their own, beside extension.js and cli.js, not inlined:
+ * host/loadRemote.ts requires '../remote' (the HTTP transports and OAuth: dist/remote.js) when a
+ * remote server is first used; vscode/webview/validation.ts requires '../../ajv' (Ajv: dist/ajv.js)
+ * when a tool's arguments are first checked.
  */
-const remoteAsSeparateBundle = {
-  name: 'remote-as-separate-bundle',
+const LAZY_PARTS = [
+  { importer: 'src/host/loadRemote.ts', specifier: '../remote', output: './remote.js' },
+  { importer: 'src/vscode/webview/validation.ts', specifier: '../../ajv', output: './ajv.js' },
+];
+const lazyPartsAsSeparateBundles = {
+  name: 'lazy-parts-as-separate-bundles',
   setup(build) {
-    build.onResolve({ filter: /^\.\.\/remote$/ }, (args) =>
-      args.importer.replaceAll('\\', '/').endsWith('src/host/loadRemote.ts') ? { path: './remote.js', external: true } : undefined,
-    );
+    build.onResolve({ filter: /^\.\.\/(\.\.\/)?(remote|ajv)$/ }, (args) => {
+      const importer = args.importer.replaceAll('\\', '/');
+      const part = LAZY_PARTS.find((p) => importer.endsWith(p.importer) && p.specifier === args.path);
+      return part ? { path: part.output, external: true } : undefined;
+    });
   },
 };
 
 const builds = [
-  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [remoteAsSeparateBundle] },
-  { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [remoteAsSeparateBundle] },
-  // Loaded by both of the above the first time a remote server is used.
+  { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [lazyPartsAsSeparateBundles] },
+  { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [lazyPartsAsSeparateBundles] },
+  // Loaded by the two above on first use (LAZY_PARTS).
   { ...common, entryPoints: ['src/remote.ts'], outfile: 'dist/remote.js' },
+  { ...common, entryPoints: ['src/ajv.ts'], outfile: 'dist/ajv.js' },
   // The webview pages: browser scripts, one per page, with their libraries (markdown-it) inside.
   {
     ...common,

@@ -3,15 +3,19 @@ import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { McpClient } from '../protocol/client';
 import { McpError, RemoteError } from '../protocol/errors';
-import type { CallToolResult, ContentBlock, ReadResourceResult, UnknownContent } from '../protocol/schemas';
-import { parseConfigText, formatProblem, type ServerDefinition } from '../host/config';
+import { parseConfigText, formatProblem, type ParsedConfig, type ServerDefinition } from '../host/config';
 import { createTransport, describeLaunch, type LaunchSpec } from '../host/transportFactory';
+import { Redactor, definitionSecrets, launchSecrets } from '../host/redact';
 import { cliAuthorization } from './auth';
 import { AuthorizationRequiredError } from '../auth/types';
 import { findCause } from '../util/errorCause';
-import { describeContentBlock } from '../protocol/content';
+import { formatListing, formatPromptResult, formatReadResult, formatToolResult } from './format';
+import { serverNameFromCommand, unknownNameHint } from './names';
 
-/** Exit statuses, as documented in the README. */
+/**
+ * Exit statuses, as documented in the README. 1 is an error answer from a working server (a tool's
+ * isError, or a JSON-RPC error such as an unknown tool); 3 is a server that could not be used.
+ */
 export const ExitCode = { Ok: 0, ToolError: 1, Usage: 2, ServerFailed: 3, Interrupted: 130 } as const;
 
 export interface CliIo {
@@ -26,12 +30,18 @@ export interface CliIo {
 }
 
 class UsageError extends Error {}
+/** --help: the usage goes to stdout and the run succeeds. */
+class HelpRequested extends Error {}
 
 const USAGE = `Usage:
-  mcp-host list [--json] -- CMD [ARGS...]
+  mcp-host list [--json] -- CMD [ARGS...]                 the server's tools (with their arguments),
+                                                          resources, templates, prompts and instructions
   mcp-host call TOOL [--args JSON] [--json] -- CMD [ARGS...]
   mcp-host read URI [--json] -- CMD [ARGS...]
+  mcp-host prompt NAME [--args JSON] [--json] -- CMD [ARGS...]
+  mcp-host --config FILE                                  the servers a config file defines
   mcp-host conformance SERVER_URL   (the client of the official MCP conformance suite)
+  mcp-host --help
 
 Instead of "-- CMD [ARGS...]":
   --config FILE --server NAME   a server of a VS Code mcp.json or an mcpServers file (stdio or http)
@@ -45,11 +55,16 @@ Remote servers:
 Options:
   --timeout MS   timeout of every request (default 60000)
   --verbose      show the server's stderr, prefixed with its name
+  --args JSON    the tool's arguments, or the prompt's (a JSON object)
   --json         print the protocol result as JSON
-Exit status: 0 ok; 1 the tool reported an error (isError); 2 usage or config error; 3 the server failed.`;
+Exit status: 0 ok; 1 the server answered with an error (a tool's isError, an unknown tool, prompt or
+resource); 2 usage or config error; 3 the server failed (could not start, crashed, timed out).`;
+
+type Command = 'list' | 'call' | 'read' | 'prompt' | 'servers';
+const COMMANDS: readonly string[] = ['list', 'call', 'read', 'prompt'];
 
 interface Options {
-  command: 'list' | 'call' | 'read';
+  command: Command;
   target?: string;
   json: boolean;
   verbose: boolean;
@@ -144,23 +159,32 @@ function parseArgs(argv: string[]): Options {
         break;
       case '-h':
       case '--help':
-        throw new UsageError('');
+        throw new HelpRequested();
       default:
         if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
         positional.push(arg);
     }
   }
-  const [command, target, ...rest] = positional;
-  if (command !== 'list' && command !== 'call' && command !== 'read') {
-    throw new UsageError(command ? `unknown command ${JSON.stringify(command)}` : 'missing command');
+  const [given, target, ...rest] = positional;
+  if (given === 'help') throw new HelpRequested();
+  // `mcp-host --config FILE` (or `list --config FILE`) without --server: the servers in the file.
+  if ((given === undefined || given === 'list') && options.configFile !== undefined && options.serverName === undefined && serverCommand.length === 0 && options.url === undefined) {
+    if (given === 'list' && target) throw new UsageError(`unexpected argument ${JSON.stringify(target)}`);
+    return { ...options, command: 'servers' };
   }
-  if (command !== 'list' && !target) throw new UsageError(`${command} needs ${command === 'call' ? 'a TOOL name' : 'a resource URI'}`);
+  if (given === undefined) throw new UsageError('missing command (list, call, read or prompt)');
+  if (!COMMANDS.includes(given)) throw new UsageError(`unknown command ${JSON.stringify(given)} (list, call, read or prompt)`);
+  const command = given as Exclude<Command, 'servers'>;
+  const what = { call: 'a TOOL name', read: 'a resource URI', prompt: 'a prompt NAME', list: '' }[command];
+  if (command !== 'list' && !target) throw new UsageError(`${command} needs ${what}`);
   if (command === 'list' && target) rest.unshift(target);
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])} (put the server command after --)`);
+  if (command === 'prompt') options.toolArgs = promptArguments(options.toolArgs);
   const hasConfig = options.configFile !== undefined || options.serverName !== undefined;
   const ways = [hasConfig, serverCommand.length > 0, options.url !== undefined].filter(Boolean).length;
   if (ways > 1) throw new UsageError('give one server: --config FILE --server NAME, --url URL, or -- CMD');
-  if (hasConfig && (!options.configFile || !options.serverName)) throw new UsageError('--config and --server go together');
+  if (hasConfig && !options.configFile) throw new UsageError('--server NAME needs --config FILE');
+  if (hasConfig && !options.serverName) throw new UsageError(`${command} needs --server NAME with --config (mcp-host --config FILE lists its servers)`);
   if (ways === 0) throw new UsageError('no server: add -- CMD [ARGS...], --url URL, or --config FILE --server NAME');
   if (serverCommand.length > 0 && (Object.keys(options.headers).length > 0 || options.transport)) {
     throw new UsageError('--header and --transport are for remote servers (--url, or a config entry with "url")');
@@ -168,7 +192,18 @@ function parseArgs(argv: string[]): Options {
   return { ...options, command, target: command === 'list' ? undefined : target };
 }
 
-function loadServerFromConfig(file: string, name: string, io: CliIo): ServerDefinition {
+/** Prompt arguments are strings: numbers and booleans are taken as their text. */
+function promptArguments(args: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(args)) {
+    if (typeof value === 'string') out[key] = value;
+    else if (typeof value === 'number' || typeof value === 'boolean') out[key] = String(value);
+    else throw new UsageError(`prompt arguments are strings; ${JSON.stringify(key)} is ${value === null ? 'null' : typeof value}`);
+  }
+  return out;
+}
+
+function readConfigFile(file: string, io: CliIo): { absolute: string; parsed: ParsedConfig } {
   const absolute = path.resolve(io.cwd, file);
   let text: string;
   try {
@@ -176,7 +211,25 @@ function loadServerFromConfig(file: string, name: string, io: CliIo): ServerDefi
   } catch (err) {
     throw new UsageError(`cannot read config file ${absolute}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
   }
-  const parsed = parseConfigText(text, { file: absolute, kind: 'import', workspaceFolder: path.dirname(path.dirname(absolute)) });
+  return { absolute, parsed: parseConfigText(text, { file: absolute, kind: 'import', workspaceFolder: path.dirname(path.dirname(absolute)) }) };
+}
+
+/** `mcp-host --config FILE`: one line per server (name, how it is reached), then the file's problems. */
+function listConfigServers(file: string, io: CliIo): void {
+  const { absolute, parsed } = readConfigFile(file, io);
+  const out: string[] = [`Servers in ${absolute} (${parsed.servers.length})`];
+  const width = Math.max(0, ...parsed.servers.map((s) => s.name.length));
+  for (const server of parsed.servers) {
+    const how = server.type === 'stdio' ? `stdio  ${describeLaunch({ type: 'stdio', command: server.command, args: server.args, env: {} })}` : `${server.type}  ${describeLaunch({ type: server.type, url: server.url, headers: {} })}`;
+    out.push(`  ${server.name.padEnd(width)}  ${how}`);
+  }
+  for (const problem of parsed.problems) out.push(`  problem: ${formatProblem(problem)}`);
+  if (parsed.servers.length > 0) out.push('', `Use one with: mcp-host list --config ${JSON.stringify(file)} --server ${JSON.stringify(parsed.servers[0].name)}`);
+  io.stdout(`${out.join('\n')}\n`);
+}
+
+function loadServerFromConfig(file: string, name: string, io: CliIo): ServerDefinition {
+  const { absolute, parsed } = readConfigFile(file, io);
   const server = parsed.servers.find((s) => s.name === name);
   if (!server) {
     const problem = parsed.problems.find((p) => p.server === name) ?? parsed.problems.find((p) => p.server === undefined);
@@ -207,6 +260,8 @@ interface CliTarget {
   staticClient?: { clientId: string; clientSecret?: string; scopes?: readonly string[] };
   /** The folder offered as the root. */
   rootDir: string;
+  /** Secret values of a config entry (its `${env:}` values and the like), hidden in every message. */
+  secrets?: string[];
 }
 
 function resolveTarget(options: Options, io: CliIo): CliTarget {
@@ -216,34 +271,48 @@ function resolveTarget(options: Options, io: CliIo): CliTarget {
   }
   if (options.configFile && options.serverName) {
     const def = loadServerFromConfig(options.configFile, options.serverName, io);
+    const secrets = definitionSecrets(def, io.env);
     const folder = def.source.workspaceFolder;
     const sub = (s: string) => substituteCliVariables(s, folder, io.env);
     if (def.type !== 'stdio') {
       const headers = { ...Object.fromEntries(Object.entries(def.headers).map(([k, v]) => [k, sub(v)])), ...options.headers };
       const oauth = def.oauth;
       const staticClient = oauth ? { clientId: oauth.clientId, clientSecret: oauth.clientSecret ? sub(oauth.clientSecret) : undefined, scopes: oauth.scopes } : undefined;
-      return { label: def.name, spec: { type: options.transport ?? def.type, url: sub(def.url), headers }, staticClient, rootDir: io.cwd };
+      return { label: def.name, spec: { type: options.transport ?? def.type, url: sub(def.url), headers }, staticClient, rootDir: io.cwd, secrets };
     }
     const cwd = def.cwd ? path.resolve(folder ?? io.cwd, sub(def.cwd)) : io.cwd;
     const env = Object.fromEntries(Object.entries(def.env).map(([k, v]) => [k, v === null ? null : sub(v)]));
-    return { label: def.name, spec: { type: 'stdio', command: sub(def.command), args: def.args.map(sub), env, cwd }, rootDir: cwd };
+    return { label: def.name, spec: { type: 'stdio', command: sub(def.command), args: def.args.map(sub), env, cwd }, rootDir: cwd, secrets };
   }
   const [command, ...args] = options.serverCommand;
-  return { label: path.basename(command), spec: { type: 'stdio', command, args, env: {}, cwd: io.cwd }, rootDir: io.cwd };
+  return { label: serverNameFromCommand(command, args), spec: { type: 'stdio', command, args, env: {}, cwd: io.cwd }, rootDir: io.cwd };
 }
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // Loaded on demand: only the conformance suite runs it.
   if (argv[0] === 'conformance') return (await import('./conformance')).runConformance(argv.slice(1), io);
+  // Every message on stderr is redacted: credential forms always, this run's secret values once known.
+  const redactor = new Redactor();
+  const rawStderr = io.stderr;
+  io = { ...io, stderr: (text) => rawStderr(redactor.redact(text)) };
   let options: Options;
   let target: CliTarget;
   try {
     options = parseArgs(argv);
+    if (options.command === 'servers') {
+      listConfigServers(options.configFile!, io);
+      return ExitCode.Ok;
+    }
     target = resolveTarget(options, io);
+    redactor.add([...launchSecrets(target.spec), ...(target.secrets ?? []), ...(target.staticClient?.clientSecret ? [target.staticClient.clientSecret] : [])]);
   } catch (err) {
+    if (err instanceof HelpRequested) {
+      io.stdout(`${USAGE}\n`);
+      return ExitCode.Ok;
+    }
     if (err instanceof UsageError) {
-      if (err.message) io.stderr(`mcp-host: ${err.message}\n\n`);
-      io.stderr(`${USAGE}\n`);
+      // One line and a pointer: the whole usage would bury the reason.
+      io.stderr(`mcp-host: ${oneLine(err.message)}; see 'mcp-host --help'\n`);
       return ExitCode.Usage;
     }
     throw err;
@@ -283,35 +352,93 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     { listRoots: () => [{ uri: pathToFileURL(target.rootDir).href, name: path.basename(target.rootDir) }] },
   );
 
+  let connected = false;
   try {
     await client.connect();
-    switch (options.command) {
-      case 'list':
-        await runList(client, options, io);
-        return ExitCode.Ok;
-      case 'call': {
-        const result = await client.callTool(options.target!, options.toolArgs);
-        io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatToolResult(result));
-        return result.isError ? ExitCode.ToolError : ExitCode.Ok;
-      }
-      case 'read': {
-        const result = await client.readResource(options.target!);
-        io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : formatReadResult(result));
-        return ExitCode.Ok;
-      }
-    }
+    connected = true;
+    return await runCommand(client, options, label, io);
   } catch (err) {
     if (interrupted) return ExitCode.Interrupted;
     io.stderr(`mcp-host: ${oneLine(describeFailure(err, label, spec.type === 'stdio' ? 'could not be started' : 'could not be reached'))}\n`);
-    return ExitCode.ServerFailed;
+    // An error answer from a server that works is the request's failure, not the server's.
+    return connected && err instanceof RemoteError ? ExitCode.ToolError : ExitCode.ServerFailed;
   } finally {
     client.dispose();
     await transport.close().catch(() => undefined);
   }
 }
 
+async function runCommand(client: McpClient, options: Options, label: string, io: CliIo): Promise<number> {
+  const print = (result: unknown, readable: () => string) => io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : readable());
+  switch (options.command) {
+    case 'list':
+      await runList(client, options, io);
+      return ExitCode.Ok;
+    case 'call': {
+      const name = options.target!;
+      let result;
+      try {
+        result = await client.callTool(name, options.toolArgs);
+      } catch (err) {
+        throw await withNameHint(err, client, 'tool', name, label);
+      }
+      print(result, () => formatToolResult(result));
+      // Some servers answer an unknown tool with isError rather than a JSON-RPC error.
+      if (result.isError) {
+        const hint = await unknownName(client, 'tool', name);
+        if (hint) io.stderr(`mcp-host: ${label} has no tool ${JSON.stringify(name)}; ${hint}\n`);
+      }
+      return result.isError ? ExitCode.ToolError : ExitCode.Ok;
+    }
+    case 'read': {
+      const result = await client.readResource(options.target!);
+      print(result, () => formatReadResult(result));
+      return ExitCode.Ok;
+    }
+    case 'prompt': {
+      const name = options.target!;
+      let result;
+      try {
+        result = await client.getPrompt(name, options.toolArgs as Record<string, string>);
+      } catch (err) {
+        throw await withNameHint(err, client, 'prompt', name, label);
+      }
+      print(result, () => formatPromptResult(result));
+      return ExitCode.Ok;
+    }
+    case 'servers':
+      return ExitCode.Usage;
+  }
+}
+
+/** "did you mean …" when `name` is not among the server's tools or prompts; undefined when it is. */
+async function unknownName(client: McpClient, kind: 'tool' | 'prompt', name: string): Promise<string | undefined> {
+  if (!client.hasCapability(kind === 'tool' ? 'tools' : 'prompts')) return `the server offers no ${kind}s`;
+  try {
+    const items = kind === 'tool' ? await client.listAllTools() : await client.listAllPrompts();
+    const names = items.map((i) => i.name);
+    return names.includes(name) ? undefined : unknownNameHint(kind, name, names);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JSON-RPC error about an unknown tool or prompt, with the names the server does have. */
+async function withNameHint(err: unknown, client: McpClient, kind: 'tool' | 'prompt', name: string, label: string): Promise<unknown> {
+  if (!(err instanceof RemoteError)) return err;
+  const hint = await unknownName(client, kind, name);
+  if (!hint) return err;
+  return new RemoteError(err.method, err.code, `${label} has no ${kind} ${JSON.stringify(name)}; ${hint} (${stripCodePrefix(err.message, err.code)})`, err.data);
+}
+
+/** SDK servers put "MCP error -32602: " in front of their messages; the code is printed once. */
+function stripCodePrefix(message: string, code: number): string {
+  return message.replace(new RegExp(`^(MCP error )?${code}:\\s*`), '');
+}
+
 function describeFailure(err: unknown, label: string, failedTo: string): string {
-  if (err instanceof RemoteError) return `${label} answered ${err.method} with error ${err.code}: ${err.message}`;
+  if (err instanceof RemoteError && err.message.startsWith(`${label} has no `)) return `${err.message} [${err.method}, error ${err.code}]`;
+  if (err instanceof RemoteError) return `${label} answered ${err.method} with error ${err.code}: ${stripCodePrefix(err.message, err.code)}`;
   const signIn = findCause(err, AuthorizationRequiredError);
   if (signIn) return `${signIn.message} Run mcp-host in a terminal to sign in (or set MCP_HOST_SIGN_IN=1).`;
   if (err instanceof McpError) return err.message;
@@ -350,37 +477,17 @@ async function runList(client: McpClient, options: Options, io: CliIo): Promise<
     );
     return;
   }
-  const out: string[] = [];
-  out.push(`${init.serverInfo.title ?? init.serverInfo.name} ${init.serverInfo.version} (protocol ${init.protocolVersion})`);
-  out.push(`Capabilities: ${Object.keys(init.capabilities).join(', ') || 'none'}`);
-  if (init.instructions) out.push(`Instructions: ${init.instructions.split('\n')[0]}`);
-  const section = <T>(title: string, items: T[], line: (item: T) => string) => {
-    out.push('', `${title} (${items.length})`);
-    for (const item of items) out.push(`  ${line(item)}`);
-  };
-  const desc = (d?: string) => (d ? ` - ${d.split('\n')[0]}` : '');
-  section('Tools', tools, (t) => `${t.name}${desc(t.description)}`);
-  section('Resources', resources, (r) => `${r.uri}  ${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}`);
-  section('Resource templates', resourceTemplates, (t) => `${t.uriTemplate}  ${t.name}${desc(t.description)}`);
-  section('Prompts', prompts, (p) => {
-    const args = (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ');
-    return `${p.name}(${args})${desc(p.description)}`;
-  });
-  io.stdout(`${out.join('\n')}\n`);
-}
-
-export function formatToolResult(result: CallToolResult): string {
-  const parts: string[] = [];
-  if (result.isError) parts.push('Tool error:');
-  for (const block of result.content as Array<ContentBlock | UnknownContent>) parts.push(describeContentBlock(block));
-  if (result.structuredContent !== undefined) {
-    parts.push(`structuredContent:\n${JSON.stringify(result.structuredContent, null, 2)}`);
-  }
-  return `${parts.join('\n')}\n`;
-}
-
-function formatReadResult(result: ReadResourceResult): string {
-  return `${result.contents
-    .map((c) => ('text' in c ? c.text : `[binary ${c.mimeType ?? 'data'} from ${c.uri}, ${Buffer.byteLength(c.blob, 'base64')} bytes]`))
-    .join('\n')}\n`;
+  io.stdout(
+    formatListing({
+      title: init.serverInfo.title ?? init.serverInfo.name,
+      version: init.serverInfo.version,
+      protocolVersion: init.protocolVersion,
+      capabilities: Object.keys(init.capabilities),
+      instructions: init.instructions,
+      tools,
+      resources,
+      resourceTemplates,
+      prompts,
+    }),
+  );
 }

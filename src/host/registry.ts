@@ -20,6 +20,16 @@ export interface ReconcileResult {
 }
 
 /**
+ * VS Code waits at most 5 s for the deactivate() promises of all extensions before the
+ * extension host exits (extHostExtensionService.terminate races them with a 5000 ms timeout).
+ */
+export const DEACTIVATE_BUDGET_MS = 5000;
+/** When shutdown() kills what is still stopping: after the stdio graces (2.5 s), with room left. */
+export const SHUTDOWN_FORCE_AFTER_MS = 3500;
+/** When shutdown() resolves whatever is left, still inside DEACTIVATE_BUDGET_MS. */
+export const SHUTDOWN_GIVE_UP_AFTER_MS = 4500;
+
+/**
  * Holds one ServerConnection per configured server and keeps them in line with
  * the configuration: start added, stop removed, restart changed, leave the rest running.
  */
@@ -102,14 +112,21 @@ export class ServerRegistry implements Disposable {
     return settleAll(this.servers.map((s) => s.stop()));
   }
 
-  /** Stops every server; a server still stopping after `forceAfterMs` is killed. */
-  async shutdown(forceAfterMs = 1500): Promise<void> {
+  /**
+   * Stops every server within VS Code's time for deactivate(): each gets the graceful sequence
+   * (stdin closed, SIGTERM after 1 s, SIGKILL 1.5 s later); one still stopping after
+   * `forceAfterMs` is killed at once, and after `giveUpAfterMs` this resolves regardless (a
+   * process left then is killed synchronously when the extension host exits).
+   */
+  async shutdown(forceAfterMs = SHUTDOWN_FORCE_AFTER_MS, giveUpAfterMs = SHUTDOWN_GIVE_UP_AFTER_MS): Promise<void> {
     const stopping = this.stopAll();
-    const timer = setTimeout(() => void this.stopAll(), forceAfterMs);
+    const timers: NodeJS.Timeout[] = [];
+    const gaveUp = new Promise<void>((resolve) => timers.push(setTimeout(resolve, giveUpAfterMs)));
+    timers.push(setTimeout(() => void this.stopAll(), forceAfterMs));
     try {
-      await stopping;
+      await Promise.race([stopping, gaveUp]);
     } finally {
-      clearTimeout(timer);
+      for (const t of timers) clearTimeout(t);
     }
   }
 

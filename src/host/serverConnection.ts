@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { McpClient, type ClientRequestHandlers } from '../protocol/client';
-import { McpError, RequestTimeoutError, UnsupportedProtocolVersionError, ConnectionClosedError, describeClose } from '../protocol/errors';
+import { McpError, NotAnMcpServerError, RemoteError, RequestTimeoutError, UnsupportedProtocolVersionError, ConnectionClosedError, describeClose, describeStderr } from '../protocol/errors';
 import type { Implementation, LoggingLevel, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/schemas';
 import { TransportStartError } from '../transport/stdio';
 import { HttpTransportError } from '../transport/httpError';
@@ -15,7 +15,7 @@ import type { Logger } from '../util/logger';
 import type { ConfigSource, HttpServerDefinition, InputDefinition, ServerDefinition, StdioServerDefinition } from './config';
 import { createTransport, describeLaunch, type HttpLaunchSpec, type LaunchSpec, type StdioLaunchSpec } from './transportFactory';
 import { RestartPolicy, type RestartPolicyOptions } from './restartPolicy';
-import { Redactor, looksSecret, redactingLogger } from './redact';
+import { Redactor, definitionSecrets, headerSecretValues, isCredentialHeader, looksSecret, redactingLogger, tokenArgumentValues } from './redact';
 import { resolveInputs, secretValues, substitute, VariableError, type InputResolver } from './variables';
 
 /** A server's whole life, one value. The tree renders it; nobody asks the process. */
@@ -65,16 +65,31 @@ export interface ConnectionEnvironment {
   processEnv: NodeJS.ProcessEnv;
   restartPolicy?: RestartPolicyOptions;
   shutdown?: { closeStdinGraceMs?: number; sigtermGraceMs?: number };
+  /** Longest accepted message; read at each start. */
   maxMessageBytes?: number;
+  /** How a person raises it (e.g. "raise the setting …"), shown when a message is refused. */
+  maxMessageBytesHint?: string;
   /**
    * Authorization for one remote server (OAuth with its tokens in SecretStorage or a file).
    * Without it, a server that asks for authorization fails with an error saying so.
    */
-  authorization?(server: { name: string; url: string; staticClient?: StaticClientConfig }): ServerAuthorization;
+  authorization?(server: { name: string; url: string; staticClient?: StaticClientConfig; /** The server's redacting log. */ log?: Logger }): ServerAuthorization;
   /** A start-time check that can veto a launch (e.g. an untrusted workspace). */
   canStart?(): string | undefined;
   schedule?: (fn: () => void, ms: number) => Disposable;
 }
+
+type ListKind = 'tools' | 'resources' | 'prompts';
+
+/** A list's fetch in flight for one launch, and whether a change signal came since it began. */
+interface ListFetch {
+  readonly launch: DisposableStore;
+  again: boolean;
+  done?: Promise<void>;
+}
+
+/** How many stderr lines of a start are kept for its failure message. */
+const START_STDERR_LINES = 20;
 
 /** A launch spec, and for remote servers the resolved OAuth client secret (which is not the transport's). */
 type PreparedHttpSpec = HttpLaunchSpec & { clientSecret?: string };
@@ -108,6 +123,8 @@ export class ServerConnection implements Disposable {
   private readonly redactor = new Redactor();
   private readonly log: Logger;
   private disposed = false;
+  /** The fetch in flight of each list (see refreshList). */
+  private readonly listFetches = new Map<ListKind, ListFetch>();
 
   private readonly stateEmitter = new Emitter<ServerState>();
   private readonly listsEmitter = new Emitter<ServerLists>();
@@ -125,6 +142,16 @@ export class ServerConnection implements Disposable {
   ) {
     this.restartPolicy = new RestartPolicy(env.restartPolicy);
     this.log = redactingLogger(env.logger, this.redactor);
+    if (definitionValue) this.redactor.add(definitionSecrets(definitionValue, env.processEnv));
+  }
+
+  /**
+   * Hides this server's secrets in a text shown to a person (tooltips, notifications): every value
+   * known to be secret (inputs, secret env values, credential headers, token arguments) and every
+   * credential recognisable by its form.
+   */
+  redact(text: string): string {
+    return this.redactor.redact(text);
   }
 
   get state(): ServerState {
@@ -203,6 +230,7 @@ export class ServerConnection implements Disposable {
   updateDefinition(definition: ServerDefinition | undefined, problem?: string): void {
     this.definitionValue = definition;
     this.configProblem = problem;
+    if (definition) this.redactor.add(definitionSecrets(definition, this.env.processEnv));
   }
 
   dispose(): void {
@@ -250,6 +278,7 @@ export class ServerConnection implements Disposable {
     const transport = createTransport(spec, {
       label: this.name,
       maxMessageBytes: this.env.maxMessageBytes,
+      maxMessageBytesHint: this.env.maxMessageBytesHint,
       shutdown: this.env.shutdown,
       auth,
     });
@@ -257,7 +286,14 @@ export class ServerConnection implements Disposable {
     launch.add({ dispose: () => void transport.close() });
     if (auth) launch.add({ dispose: () => auth.setInteractive(false) });
     const logPrefix = spec.type === 'stdio' ? '[stderr] ' : '';
-    launch.add(transport.onLog((line) => this.log.info(`${logPrefix}${line}`)));
+    // What it said while starting: a server that hangs at start has often said why on stderr.
+    const startStderr: string[] = [];
+    launch.add(
+      transport.onLog((line) => {
+        this.log.info(`${logPrefix}${line}`);
+        if (this.stateValue.kind === 'starting' && startStderr.push(line) > START_STDERR_LINES) startStderr.shift();
+      }),
+    );
 
     const client = new McpClient(
       transport,
@@ -284,7 +320,7 @@ export class ServerConnection implements Disposable {
         this.needsSignIn(launch, signIn);
         return;
       }
-      this.failLaunch(launch, this.explainStartFailure(err, spec), err);
+      this.failLaunch(launch, this.explainStartFailure(err, spec, startStderr), err);
       return;
     }
     if (launch.isDisposed) return;
@@ -344,7 +380,9 @@ export class ServerConnection implements Disposable {
     for (const [key, value] of Object.entries(def.env)) env[key] = value === null ? null : sub(value);
     // Values of secret-looking variables never reach the log.
     this.redactor.add(Object.entries(env).filter(([k, v]) => v !== null && looksSecret(k)).map(([, v]) => v as string));
-    return { type: 'stdio', command: sub(def.command), args: def.args.map(sub), env, cwd };
+    const args = def.args.map(sub);
+    this.redactor.add(tokenArgumentValues(args));
+    return { type: 'stdio', command: sub(def.command), args, env, cwd };
   }
 
   private prepareHttp(def: HttpServerDefinition, sub: (value: string) => string): PreparedHttpSpec {
@@ -359,7 +397,7 @@ export class ServerConnection implements Disposable {
     for (const [name, value] of Object.entries(def.headers)) {
       headers[name] = sub(value);
       // Credentials in headers never reach a log, whatever the header is called.
-      if (looksSecret(name) || /^(authorization|cookie|proxy-authorization)$/i.test(name)) this.redactor.add([headers[name], ...headers[name].split(/\s+/)]);
+      if (isCredentialHeader(name)) this.redactor.add(headerSecretValues(headers[name]));
     }
     const clientSecret = def.oauth?.clientSecret ? sub(def.oauth.clientSecret) : undefined;
     if (clientSecret) this.redactor.add([clientSecret]);
@@ -372,7 +410,7 @@ export class ServerConnection implements Disposable {
     const key = JSON.stringify([def.url, def.oauth?.clientId, def.oauth?.scopes, clientSecret !== undefined]);
     if (this.authorizationValue?.key !== key) {
       const staticClient: StaticClientConfig | undefined = def.oauth ? { clientId: def.oauth.clientId, clientSecret, scopes: def.oauth.scopes } : undefined;
-      this.authorizationValue = { key, auth: this.env.authorization({ name: this.name, url: def.url, staticClient }) };
+      this.authorizationValue = { key, auth: this.env.authorization({ name: this.name, url: def.url, staticClient, log: this.log }) };
     }
     return this.authorizationValue.auth;
   }
@@ -507,7 +545,31 @@ export class ServerConnection implements Disposable {
     await Promise.all([this.refreshList(launch, client, 'tools'), this.refreshList(launch, client, 'resources'), this.refreshList(launch, client, 'prompts')]);
   }
 
-  private async refreshList(launch: DisposableStore, client: McpClient, kind: 'tools' | 'resources' | 'prompts'): Promise<void> {
+  /**
+   * Fetches one list. Change signals that come while its fetch is in flight ask for one more
+   * fetch after it, however many they are: fetches of a list never overlap (where the slowest
+   * answer would win) and the last one starts after the last signal.
+   */
+  private refreshList(launch: DisposableStore, client: McpClient, kind: ListKind): Promise<void> {
+    const current = this.listFetches.get(kind);
+    if (current?.launch === launch && current.done) {
+      current.again = true;
+      return current.done;
+    }
+    const fetch: ListFetch = { launch, again: false };
+    this.listFetches.set(kind, fetch);
+    fetch.done = (async () => {
+      do {
+        fetch.again = false;
+        await this.fetchList(launch, client, kind);
+      } while (fetch.again && !launch.isDisposed);
+    })().finally(() => {
+      if (this.listFetches.get(kind) === fetch) this.listFetches.delete(kind);
+    });
+    return fetch.done;
+  }
+
+  private async fetchList(launch: DisposableStore, client: McpClient, kind: ListKind): Promise<void> {
     const capability = kind;
     if (!client.hasCapability(capability)) return;
     const next: Partial<ServerLists> = {};
@@ -553,12 +615,13 @@ export class ServerConnection implements Disposable {
 
   private traceMessage(direction: 'send' | 'receive', message: unknown): void {
     if (!this.env.traceEnabled()) return;
-    let text = JSON.stringify(message) ?? String(message);
+    // Redacted before it is cut, so a secret across the cut cannot leave its first half behind.
+    let text = this.redactor.redact(JSON.stringify(message) ?? String(message));
     if (text.length > 4000) text = `${text.slice(0, 4000)}… (${text.length} chars)`;
     this.log.trace(`${direction === 'send' ? '→' : '←'} ${text}`);
   }
 
-  private explainStartFailure(err: unknown, spec: LaunchSpec): string {
+  private explainStartFailure(err: unknown, spec: LaunchSpec, stderr: readonly string[]): string {
     if (spec.type !== 'stdio') return this.explainRemoteStartFailure(err, spec);
     if (err instanceof TransportStartError) {
       let hint = '';
@@ -571,7 +634,14 @@ export class ServerConnection implements Disposable {
     }
     if (err instanceof UnsupportedProtocolVersionError) return `Server "${this.name}": ${err.message}`;
     if (err instanceof RequestTimeoutError) {
-      return `Server "${this.name}" started but did not answer initialize within ${err.timeoutMs} ms. Check its log; it may be waiting for input or printing to stdout.`;
+      const said = describeStderr(stderr);
+      return `Server "${this.name}" started but did not answer initialize within ${err.timeoutMs} ms${said ? `. ${said}` : ''}. Check its log; it may be waiting for input or printing to stdout.`;
+    }
+    if (err instanceof NotAnMcpServerError) {
+      return `Server "${this.name}" is not an MCP server: ${spec.command} sent our initialize request back instead of answering it (it echoes its input, as cat or a shell does). Check "command" and "args".`;
+    }
+    if (err instanceof RemoteError && err.method === 'initialize') {
+      return `Server "${this.name}" refused initialize: ${err.message} (JSON-RPC error ${err.code}). Is the command an MCP server?`;
     }
     if (err instanceof ConnectionClosedError) {
       const info = err.closeInfo;
@@ -592,6 +662,10 @@ export class ServerConnection implements Disposable {
   }
 
   private setState(state: ServerState): void {
+    // A state's text is shown in the tree, tooltips and notifications: it carries no secret.
+    if ('message' in state) state = { ...state, message: this.redactor.redact(state.message) };
+    if ('detail' in state && state.detail !== undefined) state = { ...state, detail: this.redactor.redact(state.detail) };
+    if ('reason' in state && state.reason !== undefined) state = { ...state, reason: this.redactor.redact(state.reason) };
     this.stateValue = state;
     this.stateEmitter.fire(state);
   }

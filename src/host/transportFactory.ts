@@ -1,5 +1,6 @@
 import type { HttpAuthProvider } from '../auth/types';
 import { loadRemote } from './loadRemote';
+import { Redactor, tokenArgumentValues } from './redact';
 import { StdioTransport } from '../transport/stdio';
 import type { Transport } from '../transport/transport';
 
@@ -25,6 +26,8 @@ export interface TransportContext {
   /** The server's name, for errors and logs. */
   readonly label: string;
   readonly maxMessageBytes?: number;
+  /** How a person raises maxMessageBytes (e.g. the setting), for the oversize warning. */
+  readonly maxMessageBytesHint?: string;
   readonly shutdown?: { closeStdinGraceMs?: number; sigtermGraceMs?: number };
   /** Authorization of HTTP requests (OAuth); stdio ignores it. */
   readonly auth?: HttpAuthProvider;
@@ -43,6 +46,7 @@ const builders: { [K in LaunchSpec['type']]: Builder<Extract<LaunchSpec, { type:
       cwd: spec.cwd,
       label: context.label,
       maxMessageBytes: context.maxMessageBytes,
+      maxMessageBytesHint: context.maxMessageBytesHint,
       shutdown: context.shutdown,
     }),
   http: (spec, context) => loadRemote().createHttpTransport('http', httpOptions(spec, context)),
@@ -61,7 +65,12 @@ export function createTransport(spec: LaunchSpec, context: TransportContext): Tr
 
 /** A short, log-safe description of where a spec connects: the command line or the URL. */
 export function describeLaunch(spec: LaunchSpec): string {
-  if (spec.type === 'stdio') return [spec.command, ...spec.args].map(quoteForLog).join(' ') + (spec.cwd ? ` (cwd ${spec.cwd})` : '');
+  if (spec.type === 'stdio') {
+    // Token arguments (`--api-key KEY`) are hidden here, so every caller gets a safe line.
+    const redactor = new Redactor();
+    redactor.add(tokenArgumentValues(spec.args));
+    return redactor.redact([spec.command, ...spec.args].map(quoteForLog).join(' ')) + (spec.cwd ? ` (cwd ${spec.cwd})` : '');
+  }
   return `${spec.type === 'sse' ? 'HTTP+SSE' : 'HTTP'} ${withoutCredentials(spec.url)}`;
 }
 

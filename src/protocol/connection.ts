@@ -1,6 +1,6 @@
 import type { ZodSchema } from './zod';
 import { fastTest } from './fast-check';
-import type { Transport, TransportCloseInfo } from '../transport/transport';
+import type { OversizeNotice, Transport, TransportCloseInfo } from '../transport/transport';
 import { Emitter, type Event } from '../util/event';
 import type { Disposable } from '../util/disposable';
 import { nullLogger, type Logger } from '../util/logger';
@@ -9,6 +9,8 @@ import {
   ErrorCode,
   InvalidResultError,
   McpError,
+  MessageTooLargeError,
+  NotAnMcpServerError,
   RemoteError,
   RequestCancelledError,
   RequestTimeoutError,
@@ -159,11 +161,10 @@ export class JsonRpcConnection implements Disposable {
     this.logger = options.logger ?? nullLogger;
     this.subscriptions.push(
       transport.onMessage((value) => this.handleIncoming(value)),
-      transport.onWarning((warning) =>
-        this.logger.warn(
-          `[${options.label}] ${warning.message}${warning.excerpt ? `: ${warning.excerpt}` : ''}`,
-        ),
-      ),
+      transport.onWarning((warning) => {
+        this.logger.warn(`[${options.label}] ${warning.message}${warning.excerpt ? `: ${warning.excerpt}` : ''}`);
+        if (warning.oversize) this.failOversized(warning.oversize);
+      }),
       transport.onClose((info) => this.handleClose(info)),
     );
     this.setRequestHandler('ping', () => ({}));
@@ -406,6 +407,25 @@ export class JsonRpcConnection implements Disposable {
     );
   }
 
+  /** A refused message answered one of our requests: it fails now rather than at its timeout. */
+  private failOversized(notice: OversizeNotice): void {
+    const pending = typeof notice.answers === 'number' ? this.settle(notice.answers) : undefined;
+    if (!pending) return;
+    pending.reject(new MessageTooLargeError(pending.method, notice.bytes, notice.complete, notice.limit, notice.hint));
+  }
+
+  /**
+   * A request for a method we do not serve, with the id and method of one of ours still waiting:
+   * the peer sent ours back (`cat`). Answering it would only be echoed again; ours fails instead.
+   */
+  private failEchoed(message: JsonRpcRequest): boolean {
+    const pending = typeof message.id === 'number' ? this.pending.get(message.id) : undefined;
+    if (!pending || pending.method !== message.method) return false;
+    this.settle(pending.id);
+    pending.reject(new NotAnMcpServerError(pending.method, this.options.label));
+    return true;
+  }
+
   /** Ends a pending request on our side and tells the server to stop working on it. */
   private cancelPending(pending: PendingRequest, error: McpError, reason: string): void {
     if (!this.settle(pending.id)) return;
@@ -563,6 +583,7 @@ export class JsonRpcConnection implements Disposable {
     const { id, method } = message;
     const handler = this.requestHandlers.get(method);
     if (!handler) {
+      if (this.failEchoed(message)) return;
       this.sendError(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
       return;
     }

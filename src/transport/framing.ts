@@ -6,7 +6,7 @@
  * the line's newline arrives, and UTF-8 is decoded on complete lines only, so a multibyte
  * character split across chunks is never damaged.
  */
-import type { TransportWarning } from './transport';
+import type { OversizeNotice, TransportWarning } from './transport';
 
 /** Default limit for one message (one line, in bytes, without its line terminator). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -25,6 +25,8 @@ export interface OversizeLineInfo {
   readonly limit: number;
   /** The first bytes of the line (at most 1 KiB), for an excerpt. */
   readonly head: Buffer;
+  /** The last bytes of the line (at most 256), when `complete`: a response's id may be there. */
+  readonly tail?: Buffer;
 }
 
 export interface LineSplitterOptions {
@@ -34,9 +36,15 @@ export interface LineSplitterOptions {
   onLine(line: Buffer): void;
   /** Called once per refused line, as soon as it is known to be too long. */
   onOversize(info: OversizeLineInfo): void;
+  /**
+   * Called when a line refused before its end (`onOversize` with `complete: false`) ends: at
+   * its newline or at the end of the stream, with its whole length and its last bytes.
+   */
+  onOversizeEnd?(info: OversizeLineInfo): void;
 }
 
 const HEAD_BYTES = 1024;
+const TAIL_BYTES = 256;
 
 /**
  * Splits a byte stream into lines. A line longer than the limit is refused: its bytes are
@@ -49,6 +57,8 @@ export class LineSplitter {
   private pendingBytes = 0;
   /** Dropping the rest of an oversize line until its newline. */
   private discarding = false;
+  /** While discarding: the line's length so far, its first bytes and its last bytes. */
+  private discarded: { bytes: number; head: Buffer; tail: Buffer } = { bytes: 0, head: Buffer.alloc(0), tail: Buffer.alloc(0) };
   private done = false;
   private readonly maxLineBytes: number;
 
@@ -111,8 +121,9 @@ export class LineSplitter {
 
   private finishLine(chunk: Buffer, start: number, nl: number, failures: unknown[]): void {
     if (this.discarding) {
-      // The newline ends the refused line; it was already reported.
-      this.discarding = false;
+      // The newline ends the refused line; it was reported when it began.
+      this.discard(chunk.subarray(start, nl > start && chunk[nl - 1] === CR ? nl - 1 : nl));
+      this.endDiscarding(failures);
       return;
     }
     const piece = chunk.subarray(start, nl);
@@ -134,7 +145,7 @@ export class LineSplitter {
     this.done = true;
     const failures: unknown[] = [];
     if (this.discarding) {
-      this.discarding = false;
+      this.endDiscarding(failures);
     } else if (this.pendingBytes > 0) {
       const line = Buffer.concat(this.parts, this.pendingBytes);
       this.parts = [];
@@ -146,7 +157,10 @@ export class LineSplitter {
 
   /** Keeps (or, for an oversize line, drops) the tail of a chunk that has no newline. */
   private hold(chunk: Buffer, start: number, failures: unknown[]): void {
-    if (this.discarding) return;
+    if (this.discarding) {
+      this.discard(start === 0 ? chunk : chunk.subarray(start));
+      return;
+    }
     const rest = start === 0 ? chunk : chunk.subarray(start);
     this.parts.push(rest);
     this.pendingBytes += rest.length;
@@ -158,6 +172,7 @@ export class LineSplitter {
         limit: this.maxLineBytes,
         head: headOf(this.parts),
       };
+      this.discarded = { bytes: info.bytes, head: info.head, tail: tailOf(this.parts) };
       this.parts = [];
       this.pendingBytes = 0;
       this.discarding = true;
@@ -173,6 +188,7 @@ export class LineSplitter {
         complete: true,
         limit: this.maxLineBytes,
         head: line.subarray(0, Math.min(HEAD_BYTES, length)),
+        tail: line.subarray(Math.max(0, length - TAIL_BYTES), length),
       };
       this.call(() => this.opts.onOversize(info), failures);
       return;
@@ -183,6 +199,24 @@ export class LineSplitter {
     } catch (err) {
       failures.push(err);
     }
+  }
+
+  /** Counts bytes of a refused line and keeps its last ones (copied: the chunk is not ours). */
+  private discard(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    const d = this.discarded;
+    d.bytes += bytes.length;
+    d.tail = bytes.length >= TAIL_BYTES ? Buffer.from(bytes.subarray(bytes.length - TAIL_BYTES)) : tailOf([d.tail, bytes]);
+  }
+
+  private endDiscarding(failures: unknown[]): void {
+    this.discarding = false;
+    const { bytes, head, tail } = this.discarded;
+    this.discarded = { bytes: 0, head: Buffer.alloc(0), tail: Buffer.alloc(0) };
+    // A '\r' of a '\r\n' that arrived before its '\n' is not part of the line.
+    const cr = tail.length > 0 && tail[tail.length - 1] === CR ? 1 : 0;
+    const onEnd = this.opts.onOversizeEnd;
+    if (onEnd) this.call(() => onEnd({ bytes: bytes - cr, complete: true, limit: this.maxLineBytes, head, tail: tail.subarray(0, tail.length - cr) }), failures);
   }
 
   private call(fn: () => void, failures: unknown[]): void {
@@ -201,6 +235,19 @@ function headOf(parts: readonly Buffer[]): Buffer {
     if (n >= HEAD_BYTES) break;
     const take = p.subarray(0, HEAD_BYTES - n);
     out.push(take);
+    n += take.length;
+  }
+  return Buffer.concat(out, n);
+}
+
+/** The last TAIL_BYTES of some buffers, copied. */
+function tailOf(parts: readonly Buffer[]): Buffer {
+  const out: Buffer[] = [];
+  let n = 0;
+  for (let i = parts.length - 1; i >= 0 && n < TAIL_BYTES; i--) {
+    const p = parts[i];
+    const take = p.subarray(Math.max(0, p.length - (TAIL_BYTES - n)));
+    out.unshift(take);
     n += take.length;
   }
   return Buffer.concat(out, n);
@@ -260,7 +307,8 @@ export interface LineDecoderOptions {
   readonly source?: string;
 }
 
-export const DEFAULT_LIMIT_HINT = 'raise the transport option maxMessageBytes if this server legitimately sends larger messages';
+/** What the oversize warning suggests when the host gives no hint of its own (see limitHint). */
+export const DEFAULT_LIMIT_HINT = 'raise the message size limit of this host (in VS Code: the setting mcpHost.maxMessageSizeMB)';
 
 /**
  * Newline-delimited JSON decoder. Each non-blank line is parsed with JSON.parse; a line that
@@ -270,6 +318,8 @@ export class LineDecoder {
   /** Lines that span chunks, oversize lines and the end of the stream. */
   private readonly splitter: LineSplitter;
   readonly maxMessageBytes: number;
+  /** A refused response whose id was not in its first bytes: look at its last ones when it ends. */
+  private idAtEnd = false;
 
   constructor(private readonly opts: LineDecoderOptions) {
     this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -277,6 +327,7 @@ export class LineDecoder {
       maxLineBytes: this.maxMessageBytes,
       onLine: (line) => this.decode(line, 0, line.length),
       onOversize: (info) => this.onOversize(info),
+      onOversizeEnd: (info) => this.onOversizeEnd(info),
     });
   }
 
@@ -354,13 +405,113 @@ export class LineDecoder {
   private onOversize(info: OversizeLineInfo): void {
     const source = this.opts.source ?? 'stdout';
     const size = info.complete ? `${formatBytes(info.bytes)} (${info.bytes} bytes)` : `more than ${formatBytes(info.bytes)} (${info.bytes} bytes so far)`;
+    const hint = this.opts.limitHint ?? DEFAULT_LIMIT_HINT;
+    // The request it answers fails now if its id is in the first bytes (or the line is whole).
+    const start = refusedMessageStart(info.head);
+    const answers = start.response ? (start.id ?? (info.tail ? trailingId(info.tail) : undefined)) : undefined;
+    this.idAtEnd = start.response && answers === undefined && !info.complete;
     this.opts.onWarning({
       message:
         `Discarded a message on ${source} of ${size}: it exceeds the limit of ${formatBytes(info.limit)} (${info.limit} bytes). ` +
-        `Decoding resumes after its newline; ${this.opts.limitHint ?? DEFAULT_LIMIT_HINT}.`,
+        `Decoding resumes after its newline; if this server legitimately sends larger messages, ${hint}.`,
       excerpt: excerpt(decodeUtf8Prefix(info.head, WARNING_EXCERPT_CHARS * 4)),
+      oversize: { bytes: info.bytes, complete: info.complete, limit: info.limit, answers, hint },
     });
   }
+
+  /** A response refused before its end whose id comes last (as the TypeScript SDK writes them). */
+  private onOversizeEnd(info: OversizeLineInfo): void {
+    if (!this.idAtEnd) return;
+    this.idAtEnd = false;
+    const answers = info.tail ? trailingId(info.tail) : undefined;
+    if (answers === undefined) return;
+    this.opts.onWarning({
+      message: `The discarded message on ${this.opts.source ?? 'stdout'} (${formatBytes(info.bytes)}, ${info.bytes} bytes) was the answer to request ${JSON.stringify(answers)}.`,
+      oversize: { bytes: info.bytes, complete: true, limit: info.limit, answers, hint: this.opts.limitHint ?? DEFAULT_LIMIT_HINT },
+    });
+  }
+}
+
+/**
+ * What the first bytes of a refused message say: whether it is a response (a `result` or
+ * `error` member, and no `method`, among its first members) and its `id` if that came early.
+ * The rest of the message was never kept; a response's id may also end it (see trailingId).
+ */
+export function refusedMessageStart(head: Buffer): { response: boolean; id?: number | string } {
+  const top = topLevelMembers(decodeUtf8Prefix(head));
+  const response = !top.keys.includes('method') && (top.keys.includes('result') || top.keys.includes('error'));
+  return response ? { response, id: top.id } : { response };
+}
+
+/** For transports that hold a refused message whole (SSE): its size and the request it answers. */
+export function oversizeNotice(text: string, limit: number, hint = DEFAULT_LIMIT_HINT): OversizeNotice {
+  const start = refusedMessageStart(Buffer.from(text.slice(0, HEAD_BYTES)));
+  const answers = start.response ? (start.id ?? trailingId(Buffer.from(text.slice(-TAIL_BYTES)))) : undefined;
+  return { bytes: Buffer.byteLength(text), complete: true, limit, answers, hint };
+}
+
+/** The keys of the outermost object among the first bytes of a JSON text, and its `id` if whole. */
+function topLevelMembers(text: string): { keys: string[]; id?: number | string } {
+  const keys: string[] = [];
+  let id: number | string | undefined;
+  let depth = 0;
+  let i = text.search(/\S/);
+  if (i === -1 || text[i] !== '{') return { keys };
+  for (; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      const end = stringEnd(text, i);
+      if (end === -1) break; // cut off inside a string
+      if (depth === 1) {
+        const colon = /^\s*:/.exec(text.slice(end + 1, end + 40));
+        if (colon) {
+          const key = parseJsonString(text.slice(i, end + 1));
+          keys.push(key);
+          if (key === 'id') id = primitiveAt(text, end + 1 + colon[0].length);
+        }
+      }
+      i = end;
+    } else if (c === '{' || c === '[') depth++;
+    else if (c === '}' || c === ']') depth--;
+  }
+  return { keys, id };
+}
+
+function parseJsonString(literal: string): string {
+  try {
+    return JSON.parse(literal) as string;
+  } catch {
+    return literal; // an invalid escape: not a key we look for
+  }
+}
+
+/** The index of the quote that closes the string opening at `start`, or -1. */
+function stringEnd(text: string, start: number): number {
+  for (let i = start + 1; i < text.length; i++) {
+    if (text[i] === '\\') i++;
+    else if (text[i] === '"') return i;
+  }
+  return -1;
+}
+
+/** A number or string id starting at `at` (after blanks), whole in `text`. */
+function primitiveAt(text: string, at: number): number | string | undefined {
+  const m = /^\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*")\s*[,}]/.exec(text.slice(at, at + 200));
+  return m ? (JSON.parse(m[1]) as number | string) : undefined;
+}
+
+/**
+ * The `id` among the plain members that end an object (`,"id":5}` or `,"id":5,"jsonrpc":"2.0"}`).
+ * A `,` or `{` before its quote makes `"id"` a key, and only plain members follow it up to the
+ * final brace, so it belongs to the outermost object.
+ */
+export function trailingId(tail: Buffer): number | string | undefined {
+  const text = tail.toString('utf8');
+  const plain = '(?:-?\\d+(?:\\.\\d+)?(?:[eE][+-]?\\d+)?|"(?:[^"\\\\]|\\\\.)*"|true|false|null)';
+  const m = new RegExp(`[,{]\\s*"id"\\s*:\\s*(${plain})\\s*((?:,\\s*"(?:[^"\\\\]|\\\\.)*"\\s*:\\s*${plain}\\s*)*)\\}\\s*$`).exec(text);
+  if (!m) return undefined;
+  const value: unknown = JSON.parse(m[1]);
+  return typeof value === 'number' || typeof value === 'string' ? value : undefined;
 }
 
 function isBlank(buf: Buffer, start: number, end: number): boolean {

@@ -24,6 +24,7 @@ import {
   type ResolvedHttpOptions,
 } from './httpShared';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
+import { oversizeNotice } from './framing';
 
 /** How long start() waits for the `endpoint` event. */
 export const LEGACY_ENDPOINT_TIMEOUT_MS = 30_000;
@@ -192,7 +193,8 @@ export class LegacySseTransport implements Transport {
     const data = event.data;
     if (data.trim() === '') return;
     if (data.length > this.o.maxMessageBytes && Buffer.byteLength(data) > this.o.maxMessageBytes) {
-      this.warningEmitter.fire({ message: `dropped an SSE message larger than the limit of ${this.o.maxMessageBytes} bytes` });
+      // oversize: the request it answers fails now, not at its timeout.
+      this.warningEmitter.fire({ message: `dropped an SSE message larger than the limit of ${this.o.maxMessageBytes} bytes`, oversize: oversizeNotice(data, this.o.maxMessageBytes) });
       return;
     }
     let value: unknown;

@@ -15,9 +15,9 @@ import { buildChildEnv, getEnv, planSpawn, type EnvOverrides, type SpawnPlan } f
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
 
 export interface StdioShutdownOptions {
-  /** After closing stdin, how long the server may take to exit by itself. Default 2000. */
+  /** After closing stdin, how long the server may take to exit by itself. Default 1000. */
   readonly closeStdinGraceMs?: number;
-  /** After SIGTERM, how long before SIGKILL. Default 2000. */
+  /** After SIGTERM, how long before SIGKILL. Default 1500. */
   readonly sigtermGraceMs?: number;
 }
 
@@ -39,8 +39,12 @@ export interface StdioTransportOptions {
   readonly label?: string;
 }
 
-export const DEFAULT_CLOSE_STDIN_GRACE_MS = 2000;
-export const DEFAULT_SIGTERM_GRACE_MS = 2000;
+/**
+ * The whole sequence (stdin closed, SIGTERM, SIGKILL at 2.5 s) must end well inside the 5 s
+ * VS Code gives deactivate(); ServerRegistry.shutdown() forces what is left at 3.5 s.
+ */
+export const DEFAULT_CLOSE_STDIN_GRACE_MS = 1000;
+export const DEFAULT_SIGTERM_GRACE_MS = 1500;
 export const DEFAULT_STDERR_TAIL_LINES = 20;
 /**
  * After the server exits, how long its stdout/stderr may stay open (a leftover process that

@@ -36,6 +36,7 @@ import {
   type SseSink,
 } from './httpShared';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
+import { oversizeNotice } from './framing';
 
 type RequestId = string | number;
 type Phase = 'new' | 'open' | 'closing' | 'closed';
@@ -518,7 +519,8 @@ export class StreamableHttpTransport implements Transport {
       const text = `an SSE message is larger than the limit of ${this.o.maxMessageBytes} bytes`;
       // On a POST's stream it is most likely the answer: fail its requests rather than let them hang.
       if (state.waiting.length > 0) throw new SseLimitError(text);
-      this.warningEmitter.fire({ message: `${text}; it was dropped` });
+      // oversize: the request it answers (if any) fails now, not at its timeout.
+      this.warningEmitter.fire({ message: `${text}; it was dropped`, oversize: oversizeNotice(data, this.o.maxMessageBytes) });
       return;
     }
     let value: unknown;

@@ -16,6 +16,19 @@ export interface TransportWarning {
   readonly message: string;
   /** A short, log-safe excerpt of the offending input. */
   readonly excerpt?: string;
+  /** Set when a message was refused for its size, so the request it answers can fail now. */
+  readonly oversize?: OversizeNotice;
+}
+
+export interface OversizeNotice {
+  /** Its size, or when `complete` is false, the bytes seen before it was refused. */
+  readonly bytes: number;
+  readonly complete: boolean;
+  readonly limit: number;
+  /** The id of the request it answers, when that could be read from its first or last bytes. */
+  readonly answers?: number | string;
+  /** How a person raises the limit. */
+  readonly hint?: string;
 }
 
 /**

@@ -15,12 +15,12 @@ async function pickServer(
   if (arg && typeof arg === 'object' && 'server' in arg) return (arg as TreeNode).server;
   if (typeof arg === 'string') {
     const byName = controller.registry.findByName(arg) ?? controller.registry.get(arg);
-    if (!byName) void vscode.window.showErrorMessage(`MCP Host: no server named "${arg}".`);
+    if (!byName) void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: no server named "{0}".', String(arg)));
     return byName;
   }
   const candidates = controller.registry.servers.filter(filter);
   if (candidates.length === 0) {
-    void vscode.window.showInformationMessage(controller.registry.servers.length ? 'MCP Host: no server fits this command right now.' : 'MCP Host: no servers are configured.');
+    void vscode.window.showInformationMessage(controller.registry.servers.length ? vscode.l10n.t('MCP Host: no server fits this command right now.') : vscode.l10n.t('MCP Host: no servers are configured.'));
     return undefined;
   }
   if (candidates.length === 1) return candidates[0];
@@ -50,7 +50,7 @@ export function registerLifecycleCommands(controller: HostController, treeRefres
       const server = await pickServer(controller, arg, 'Sign in to which server?', (s) => s.canSignIn);
       if (!server) return;
       if (!server.canSignIn) {
-        void vscode.window.showInformationMessage(`MCP Host: "${server.name}" is a local server; only remote (http) servers sign in.`);
+        void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: "{0}" is a local server; only remote (http) servers sign in.', server.name));
         return;
       }
       await server.signIn();
@@ -59,7 +59,7 @@ export function registerLifecycleCommands(controller: HostController, treeRefres
       const server = await pickServer(controller, arg, 'Sign out of which server?', (s) => s.canSignIn);
       if (!server?.canSignIn) return;
       await server.signOut();
-      void vscode.window.showInformationMessage(`MCP Host: signed out of "${server.name}"; its tokens were forgotten.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: signed out of "{0}"; its tokens were forgotten.', server.name));
     }),
     vscode.commands.registerCommand('mcpHost.startAll', () => registry.startAll()),
     vscode.commands.registerCommand('mcpHost.stopAll', () => registry.stopAll()),

@@ -66,7 +66,11 @@ export function registerConfigCommands(controller: HostController, context: vsco
     vscode.commands.registerCommand('mcpHost.editInput', () => editInput(controller, context)),
     vscode.commands.registerCommand('mcpHost.forgetInputs', async () => {
       const count = await controller.forgetInputs();
-      void vscode.window.showInformationMessage(`MCP Host: forgot ${count} stored input value${count === 1 ? '' : 's'}. Servers ask again on their next start.`);
+      void vscode.window.showInformationMessage(
+        count === 1
+          ? vscode.l10n.t('MCP Host: forgot 1 stored input value. Servers ask again on their next start.')
+          : vscode.l10n.t('MCP Host: forgot {0} stored input values. Servers ask again on their next start.', count),
+      );
       return count;
     }),
   ];
@@ -161,7 +165,7 @@ async function importServers(controller: HostController, context: vscode.Extensi
   }
   if (candidates.length === 0) {
     void vscode.window.showInformationMessage(
-      'MCP Host found no servers to import (looked for Claude Desktop, Claude Code .mcp.json, Cursor .cursor/mcp.json and Cline settings).',
+      vscode.l10n.t('MCP Host found no servers to import (looked for Claude Desktop, Claude Code .mcp.json, Cursor .cursor/mcp.json and Cline settings).'),
     );
     return [];
   }
@@ -174,7 +178,7 @@ async function importServers(controller: HostController, context: vscode.Extensi
   if (!picked || picked.length === 0) return [];
   const folder = await pickFolder('Import into the mcp.json of which folder?');
   if (!folder) {
-    void vscode.window.showWarningMessage('MCP Host: open a folder to import servers into its .vscode/mcp.json.');
+    void vscode.window.showWarningMessage(vscode.l10n.t('MCP Host: open a folder to import servers into its .vscode/mcp.json.'));
     return [];
   }
   const taken = await existingNames(folder.uri);
@@ -186,7 +190,11 @@ async function importServers(controller: HostController, context: vscode.Extensi
   }
   const uri = await addServersToWorkspaceFile(folder.uri, servers);
   await controller.reload();
-  void vscode.window.showInformationMessage(`MCP Host imported ${picked.length} server${picked.length === 1 ? '' : 's'} into ${vscode.workspace.asRelativePath(uri)}.`);
+  void vscode.window.showInformationMessage(
+    picked.length === 1
+      ? vscode.l10n.t('MCP Host imported 1 server into {0}.', vscode.workspace.asRelativePath(uri))
+      : vscode.l10n.t('MCP Host imported {0} servers into {1}.', picked.length, vscode.workspace.asRelativePath(uri)),
+  );
   return Object.keys(servers);
 }
 
@@ -195,7 +203,7 @@ async function editInput(controller: HostController, context: vscode.ExtensionCo
   const prompter = usageServices.prompter;
   const declared = controller.declaredInputs;
   if (declared.length === 0) {
-    void vscode.window.showInformationMessage('MCP Host: no inputs are declared ("inputs" in mcp.json or mcpHost.inputs).');
+    void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no inputs are declared ("inputs" in mcp.json or mcpHost.inputs).'));
     return undefined;
   }
   const picked = await prompter.pick(

@@ -15,6 +15,18 @@ export async function readIfExists(file: string): Promise<string | undefined> {
 }
 
 export const WORKSPACE_CONFIG_PATH = '.vscode/mcp.json';
+
+/**
+ * A setting that can make servers start, or change which ones (servers, inputs, otherHosts,
+ * autoStart). In an untrusted workspace only the user's own value counts: a repository's
+ * .vscode/settings.json must not start anything on open, not even the user's other hosts' servers.
+ */
+export function startSetting<T>(key: string, fallback: T): T {
+  const config = vscode.workspace.getConfiguration('mcpHost');
+  if (vscode.workspace.isTrusted) return config.get<T>(key, fallback);
+  const inspected = config.inspect<T>(key);
+  return inspected?.globalValue ?? inspected?.defaultValue ?? fallback;
+}
 export const USER_SETTINGS_SOURCE = 'settings:mcpHost.servers';
 
 export interface LoadedConfiguration {
@@ -78,15 +90,15 @@ export class ConfigLoader implements vscode.Disposable {
       const source: ConfigSource = { file: uri.fsPath, kind: 'workspace', workspaceFolder: folder.uri.fsPath };
       parsedSources.push({ source, parsed: parseConfigText(text, source) });
     }
-    const userServers = vscode.workspace.getConfiguration('mcpHost').get<unknown>('servers');
+    const userServers = startSetting<unknown>('servers', undefined);
     if (userServers && typeof userServers === 'object' && Object.keys(userServers).length > 0) {
       const source: ConfigSource = { file: USER_SETTINGS_SOURCE, kind: 'user' };
-      const userInputs = vscode.workspace.getConfiguration('mcpHost').get<unknown>('inputs') ?? [];
+      const userInputs = startSetting<unknown>('inputs', []);
       parsedSources.push({ source, parsed: parseConfigText(JSON.stringify({ servers: userServers, inputs: userInputs }, null, 2), source) });
     }
 
     // Other hosts' files are read only when the user asked for them (mcpHost.otherHosts).
-    const hosts = vscode.workspace.getConfiguration('mcpHost').get<OtherHost[]>('otherHosts', []).filter((h) => OTHER_HOSTS.includes(h));
+    const hosts = startSetting<OtherHost[]>('otherHosts', []).filter((h) => OTHER_HOSTS.includes(h));
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     for (const other of otherHostFiles(hosts, folders, this.globalStorageDir)) {
       const text = await readIfExists(other.file);
@@ -140,7 +152,7 @@ export class ConfigLoader implements vscode.Disposable {
   }
 
   private scheduleChangeIfOtherHosts(): void {
-    if (vscode.workspace.getConfiguration('mcpHost').get<string[]>('otherHosts', []).length > 0) this.scheduleChange();
+    if (startSetting<string[]>('otherHosts', []).length > 0) this.scheduleChange();
   }
 
   private scheduleChange(): void {

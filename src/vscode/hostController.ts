@@ -6,7 +6,7 @@ import type { InputResolver } from '../host/variables';
 import type { ClientRequestHandlers } from '../protocol/client';
 import type { LoggingLevel } from '../protocol/schemas';
 import type { Logger } from '../util/logger';
-import { ConfigLoader } from './configLoader';
+import { ConfigLoader, startSetting } from './configLoader';
 import { usageServices } from './services';
 import { createServerAuthorization } from './signIn';
 
@@ -51,7 +51,7 @@ export class HostController implements vscode.Disposable {
       try {
         const loaded = await this.loader.load();
         this.inputsBySource = loaded.inputsBySource;
-        const autoStart = vscode.workspace.getConfiguration('mcpHost').get<boolean>('autoStart', true);
+        const autoStart = startSetting('autoStart', true);
         const result = await this.registry.reconcile(loaded.entries, { autoStart });
         if (result.added.length + result.removed.length + result.changed.length > 0) {
           this.mainLog.info(
@@ -88,7 +88,7 @@ export class HostController implements vscode.Disposable {
     return {
       clientInfo: { name: 'mcp-host-vscode', title: 'MCP Host for VS Code', version: EXTENSION_VERSION },
       logger,
-      authorization: (server) => createServerAuthorization(this.context.secrets, server, logger),
+      authorization: (server) => createServerAuthorization(this.context.secrets, server, server.log ?? logger),
       traceEnabled: () => channel.logLevel === vscode.LogLevel.Trace,
       requestTimeoutMs: () => Math.max(1, config().get<number>('requestTimeoutSeconds', 60)) * 1000,
       serverLogLevel: () => config().get<LoggingLevel>('serverLogLevel', 'info'),
@@ -96,6 +96,11 @@ export class HostController implements vscode.Disposable {
       inputResolver: this.inputResolverFor(entry.source.file),
       handlers: this.handlersFor?.(entry) ?? this.handlers,
       processEnv: process.env,
+      // A getter: each start reads the setting as it is then.
+      get maxMessageBytes() {
+        return Math.round(Math.max(1, config().get<number>('maxMessageSizeMB', 64)) * 1024 * 1024);
+      },
+      maxMessageBytesHint: 'raise the setting mcpHost.maxMessageSizeMB (then restart the server)',
       canStart: () =>
         entry.source.kind === 'workspace' && !vscode.workspace.isTrusted
           ? 'the workspace is not trusted; servers defined by the workspace start once you trust it (Manage Workspace Trust)'

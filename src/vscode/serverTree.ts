@@ -16,11 +16,12 @@ export type TreeNode =
   | { kind: 'prompt'; server: ServerConnection; prompt: Prompt }
   | { kind: 'message'; server: ServerConnection; message: string };
 
-const CATEGORY_LABEL: Record<CategoryKind, string> = {
-  tools: 'Tools',
-  resources: 'Resources',
-  resourceTemplates: 'Resource Templates',
-  prompts: 'Prompts',
+/** A function, so the words are looked up in the display language once l10n has loaded. */
+const CATEGORY_LABEL: Record<CategoryKind, () => string> = {
+  tools: () => vscode.l10n.t('Tools'),
+  resources: () => vscode.l10n.t('Resources'),
+  resourceTemplates: () => vscode.l10n.t('Resource Templates'),
+  prompts: () => vscode.l10n.t('Prompts'),
 };
 
 const CATEGORY_ICON: Record<CategoryKind, string> = {
@@ -99,13 +100,13 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
       if (state.capabilities.resources) categories.push('resources');
       if (lists.resourceTemplates.length > 0) categories.push('resourceTemplates');
       if (state.capabilities.prompts && (lists.prompts.length > 0 || lists.errors.prompts)) categories.push('prompts');
-      if (categories.length === 0) return [{ kind: 'message', server, message: 'This server offers no tools, resources or prompts.' }];
+      if (categories.length === 0) return [{ kind: 'message', server, message: vscode.l10n.t('This server offers no tools, resources or prompts.') }];
       return categories.map((category) => ({ kind: 'category', server, category }));
     }
     if (node.kind === 'category') {
       const lists = server.lists;
       const error = lists.errors[node.category];
-      if (error) return [{ kind: 'message', server, message: `Could not load: ${error}` }];
+      if (error) return [{ kind: 'message', server, message: vscode.l10n.t('Could not load: {0}', error) }];
       switch (node.category) {
         case 'tools':
           return lists.tools.map((tool) => ({ kind: 'tool', server, tool }));
@@ -144,7 +145,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         return serverItem(node.server);
       case 'category': {
         const count = node.server.lists[node.category].length;
-        const item = new vscode.TreeItem(CATEGORY_LABEL[node.category], vscode.TreeItemCollapsibleState.Collapsed);
+        const item = new vscode.TreeItem(CATEGORY_LABEL[node.category](), vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `${node.server.id}/${node.category}`;
         item.description = String(count);
         item.iconPath = new vscode.ThemeIcon(CATEGORY_ICON[node.category]);
@@ -153,9 +154,11 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
       }
       case 'tool': {
         const { tool } = node;
-        const item = new vscode.TreeItem(tool.title ?? tool.annotations?.title ?? tool.name, vscode.TreeItemCollapsibleState.None);
+        // The name is what settings, the CLI and the model use; the title, when there is one, follows.
+        const item = new vscode.TreeItem(tool.name, vscode.TreeItemCollapsibleState.None);
         item.id = `${node.server.id}/tool/${tool.name}`;
-        item.description = firstLine(tool.description);
+        const title = tool.title ?? tool.annotations?.title;
+        item.description = [title && title !== tool.name ? title : '', firstLine(tool.description)].filter(Boolean).join(' — ');
         item.tooltip = markdown([`**${tool.name}**`, tool.description ?? '', schemaSummary(tool.inputSchema), annotationSummary(tool)]);
         item.iconPath = new vscode.ThemeIcon(tool.annotations?.destructiveHint && !tool.annotations?.readOnlyHint ? 'warning' : 'symbol-method');
         item.contextValue = 'mcpHost.tool';
@@ -196,7 +199,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         return item;
       }
       case 'message': {
-        const item = new vscode.TreeItem(node.message, vscode.TreeItemCollapsibleState.None);
+        const item = new vscode.TreeItem(node.server.redact(node.message), vscode.TreeItemCollapsibleState.None);
         item.iconPath = new vscode.ThemeIcon('info');
         return item;
       }
@@ -214,33 +217,36 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
 export function stateLabel(state: ServerState): string {
   switch (state.kind) {
     case 'running':
-      return 'running';
+      return vscode.l10n.t('running');
     case 'starting':
-      return 'starting…';
+      return vscode.l10n.t('starting…');
     case 'stopping':
-      return 'stopping…';
+      return vscode.l10n.t('stopping…');
     case 'stopped':
-      return state.reason ? `stopped: ${state.reason}` : 'stopped';
+      return state.reason ? vscode.l10n.t('stopped: {0}', state.reason) : vscode.l10n.t('stopped');
     case 'error':
-      return state.retryAt ? 'error (restarting)' : 'error';
+      return state.retryAt ? vscode.l10n.t('error (restarting)') : vscode.l10n.t('error');
     case 'needs-sign-in':
-      return 'sign-in needed';
+      return vscode.l10n.t('sign-in needed');
   }
 }
 
 function serverItem(server: ServerConnection): vscode.TreeItem {
   const state = server.state;
   const item = new vscode.TreeItem(server.name, state.kind === 'running' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
-  item.id = server.id;
+  // VS Code keeps a row's expanded state by id and ignores collapsibleState for a row it knows, so
+  // a row that was not expandable (starting) would stay closed once running: a running server's
+  // row gets an id of its own. While it runs the id holds, so a row the user closed stays closed.
+  item.id = state.kind === 'running' ? `${server.id}#running` : server.id;
   // ".remote" lets the menus offer Sign In and Sign Out on remote servers only.
   item.contextValue = `mcpHost.server.${state.kind}${server.definition && server.definition.type !== 'stdio' ? '.remote' : ''}`;
   switch (state.kind) {
     case 'running': {
       const lists = server.lists;
-      const counts = [lists.tools.length && `${lists.tools.length} tools`, lists.resources.length && `${lists.resources.length} resources`]
+      const counts = [lists.tools.length && vscode.l10n.t('{0} tools', lists.tools.length), lists.resources.length && vscode.l10n.t('{0} resources', lists.resources.length)]
         .filter(Boolean)
         .join(', ');
-      item.description = counts ? `running · ${counts}` : 'running';
+      item.description = counts ? `${stateLabel(state)} · ${counts}` : stateLabel(state);
       item.iconPath = new vscode.ThemeIcon('circle-filled', new vscode.ThemeColor('testing.iconPassed'));
       break;
     }
@@ -263,6 +269,8 @@ function serverItem(server: ServerConnection): vscode.TreeItem {
       item.command = { command: 'mcpHost.signIn', title: 'Sign In', arguments: [server.id] };
       break;
   }
+  // The description and tooltip show error text, stderr lines and the command line: never a secret.
+  if (typeof item.description === 'string') item.description = server.redact(item.description);
   item.tooltip = serverTooltip(server);
   return item;
 }
@@ -290,7 +298,7 @@ export function serverTooltip(server: ServerConnection): vscode.MarkdownString {
   else if (def) lines.push(`${def.type === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'}: ${withoutCredentials(def.url)}`);
   const origin = server.source.kind === 'user' ? 'user settings (mcpHost.servers)' : server.source.label ? `${server.source.label}: ${server.source.file}` : server.source.file;
   lines.push(`Origin: ${origin}`);
-  return markdown(lines);
+  return markdown(lines.map((line) => server.redact(line)));
 }
 
 function markdown(parts: string[]): vscode.MarkdownString {

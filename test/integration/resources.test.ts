@@ -86,8 +86,14 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
     assert.equal(path.posix.basename(resourceDocumentUri('s', 'mem://x/pixel', { mimeType: 'image/png' }).path), 'pixel.png');
     assert.equal(path.posix.basename(resourceDocumentUri('s', 'demo://resource/static/document/architecture.md').path), 'architecture.md');
     assert.equal(path.posix.basename(resourceDocumentUri('s', 'urn:x', { name: 'Resource 1', mimeType: 'text/plain' }).path), 'Resource 1.txt');
-    // Readable: the resource URI shows through, "/" escaped as ~2F.
-    assert.equal(resourceDocumentUri('good', 'mem://good/hello.txt').toString(true), 'mcp-host-resource://good/mem:~2F~2Fgood~2Fhello.txt/hello.txt');
+    // Readable: breadcrumbs and tab descriptions show the path, which reads like the resource URI;
+    // the query holds the exact URI.
+    const readable = resourceDocumentUri('good', 'mem://good/docs/hello.txt');
+    assert.equal(readable.path, '/mem:/good/docs/hello.txt');
+    assert.doesNotMatch(readable.path, /~2F/);
+    assert.equal(resourceDocumentUri('s', 'urn:x', { name: 'Resource 1' }).path, '/urn:/Resource 1');
+    // A document restored from the earlier form (the escaped URI as the first path segment) still opens.
+    assert.deepEqual(parseResourceDocumentUri(vscode.Uri.parse('mcp-host-resource://good/mem:~2F~2Fgood~2Fhello.txt/hello.txt')), { serverName: 'good', resourceUri: 'mem://good/hello.txt' });
   });
 
   it('clicking a text resource in the tree opens it read-only, with the language of its MIME type', async () => {

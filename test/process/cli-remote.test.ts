@@ -75,7 +75,7 @@ describe('mcp-host CLI with remote servers', () => {
     const r = await cli(['list', '--url', `http://127.0.0.1:${streamable.port}/mcp`]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /protocol 2025-11-25/);
-    assert.match(r.stdout, /^ {2}echo - /m);
+    assert.match(r.stdout, /^ {2}echo "Echo Tool" - /m);
   });
 
   test('call and read --url', async () => {
@@ -90,10 +90,10 @@ describe('mcp-host CLI with remote servers', () => {
   test('--transport sse speaks the 2024-11-05 HTTP+SSE transport; http falls back to it by itself', async () => {
     const forced = await cli(['list', '--transport', 'sse', '--url', `http://127.0.0.1:${sse.port}/sse`]);
     assert.equal(forced.code, 0, forced.stderr);
-    assert.match(forced.stdout, /^ {2}echo - /m);
+    assert.match(forced.stdout, /^ {2}echo "Echo Tool" - /m);
     const fallback = await cli(['list', '--verbose', '--url', `http://127.0.0.1:${sse.port}/sse`]);
     assert.equal(fallback.code, 0, fallback.stderr);
-    assert.match(fallback.stdout, /^ {2}echo - /m);
+    assert.match(fallback.stdout, /^ {2}echo "Echo Tool" - /m);
     assert.match(fallback.stderr, /HTTP\+SSE|legacy/i, 'the fallback is said with --verbose');
   });
 

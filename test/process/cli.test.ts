@@ -22,12 +22,21 @@ describe('mcp-host CLI (the built dist/cli.js)', () => {
     assert.match(fs.readFileSync(CLI, 'utf8').slice(0, 30), /^#!\/usr\/bin\/env node/);
   });
 
-  test('list prints server info, tools, resources, templates and prompts', () => {
+  test('list prints server info, tools with their arguments, resources, templates, prompts and the whole instructions', () => {
     const r = cli(['list', '--', node, ...EVERYTHING]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /protocol 2025-11-25/);
     assert.match(r.stdout, /^Tools \(\d+\)/m);
-    assert.match(r.stdout, /^ {2}echo - /m);
+    // The name (what call takes), the title, then one line per argument: name, type, required.
+    assert.match(r.stdout, /^ {2}echo "Echo Tool" - Echoes back/m);
+    assert.match(r.stdout, /^ {2}echo .*\n {4}message: string \(required\) - /m);
+    assert.match(r.stdout, /^ {4}messageType: "error" \| "success" \| "debug" \(required\)/m);
+    assert.match(r.stdout, /^ {4}includeImage: boolean - /m, 'an optional argument has no "(required)"');
+    // Every line of the instructions, not only the first.
+    const instructions = r.stdout.slice(r.stdout.indexOf('Instructions:\n'), r.stdout.indexOf('\nTools ('));
+    assert.match(instructions, /^ {2}# Everything Server/m);
+    assert.match(instructions, /^ {2}## Operational Patterns/m);
+    assert.ok(instructions.split('\n').length > 10, instructions);
     assert.match(r.stdout, /^Resources \(\d+\)/m);
     assert.match(r.stdout, /^Resource templates \(2\)/m);
     assert.match(r.stdout, /args-prompt\(city, state\?\)/);
@@ -50,15 +59,59 @@ describe('mcp-host CLI (the built dist/cli.js)', () => {
     const image = cli(['call', 'get-tiny-image', '--', node, ...EVERYTHING]);
     assert.equal(image.code, 0, image.stderr);
     assert.match(image.stdout, /\[image image\/png, \d+ bytes\]/);
+    // The text block already holds the structured content as JSON: it is printed once.
     const structured = cli(['call', 'add', '--args', '{"a":2,"b":3}', '--', node, fixture('good-server.mjs')]);
     assert.equal(structured.code, 0, structured.stderr);
-    assert.match(structured.stdout, /structuredContent:\n\{\n\s+"sum": 5/);
+    assert.equal(structured.stdout, '{"sum":5}\n');
+    const json = cli(['call', 'add', '--json', '--args', '{"a":2,"b":3}', '--', node, fixture('good-server.mjs')]);
+    assert.deepEqual(JSON.parse(json.stdout).structuredContent, { sum: 5 }, '--json keeps the raw result');
+  });
+
+  test('an unknown tool or prompt: "did you mean", exit 1 (the server works), the error code once', () => {
+    const tool = cli(['call', 'ech', '--args', '{"text":"x"}', '--', node, fixture('good-server.mjs')]);
+    assert.equal(tool.code, 1, tool.stderr);
+    const lines = tool.stderr.trimEnd().split('\n');
+    assert.equal(lines.length, 1, tool.stderr);
+    assert.match(lines[0], /^mcp-host: server 'good-server\.mjs' has no tool "ech"; did you mean "echo"\?/);
+    assert.equal(lines[0].match(/-32602/g)?.length, 1, `the code once: ${lines[0]}`);
+    // server-everything answers an unknown tool with isError content: the hint comes after it.
+    const isError = cli(['call', 'get-sun', '--', node, ...EVERYTHING]);
+    assert.equal(isError.code, 1, isError.stderr);
+    assert.match(isError.stderr, /has no tool "get-sun"; did you mean "get-sum"\?/);
+    const prompt = cli(['prompt', 'arg-prompt', '--', node, ...EVERYTHING]);
+    assert.equal(prompt.code, 1, prompt.stderr);
+    assert.match(prompt.stderr, /^mcp-host: server 'index\.js' has no prompt "arg-prompt"; did you mean "args-prompt"\?/);
+    // A known tool that fails is not told "did you mean".
+    const failing = cli(['call', 'fail', '--args', '{"message":"nope"}', '--', node, fixture('good-server.mjs')]);
+    assert.doesNotMatch(failing.stderr, /did you mean|has no tool/);
+  });
+
+  test('prompt NAME --args JSON prints the messages readably; --json prints the result', () => {
+    const r = cli(['prompt', 'args-prompt', '--args', '{"city":"Paris","state":"Texas"}', '--', node, ...EVERYTHING]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^\[user\]\n.*Paris, Texas/m);
+    const json = cli(['prompt', 'args-prompt', '--json', '--args', '{"city":"Paris"}', '--', node, ...EVERYTHING]);
+    assert.equal(json.code, 0, json.stderr);
+    assert.equal(JSON.parse(json.stdout).messages[0].role, 'user');
+    const bad = cli(['prompt', 'args-prompt', '--args', '{"city":{"x":1}}', '--', node, ...EVERYTHING]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /prompt arguments are strings/);
   });
 
   test('call exits 1 when the tool answers isError', () => {
     const r = cli(['call', 'fail', '--args', '{"message":"nope"}', '--', node, fixture('good-server.mjs')]);
     assert.equal(r.code, 1);
     assert.match(r.stdout, /Tool error:/);
+  });
+
+  test('--help prints the usage on stdout and exits 0', () => {
+    for (const args of [['--help'], ['-h'], ['help'], ['call', '--help']]) {
+      const r = cli(args);
+      assert.equal(r.code, 0, `${args.join(' ')}: ${r.stderr}`);
+      assert.match(r.stdout, /^Usage:\n/);
+      assert.match(r.stdout, /mcp-host prompt NAME/);
+      assert.equal(r.stderr, '');
+    }
   });
 
   test('read prints a resource', () => {
@@ -73,8 +126,9 @@ describe('mcp-host CLI (the built dist/cli.js)', () => {
     for (const args of [[], ['frobnicate', '--', 'x'], ['call', '--', 'x'], ['list'], ['call', 't', '--args', '{bad', '--', 'x'], ['list', '--timeout', 'soon', '--', 'x']]) {
       const r = cli(args);
       assert.equal(r.code, 2, `${args.join(' ')} -> ${r.code} ${r.stderr}`);
-      assert.match(r.stderr, /^mcp-host: .+\n/);
-      assert.match(r.stderr, /Usage:/);
+      // One line: the reason, and where to look.
+      assert.match(r.stderr, /^mcp-host: .+; see 'mcp-host --help'\n$/);
+      assert.equal(r.stdout, '');
     }
   });
 
@@ -84,7 +138,6 @@ describe('mcp-host CLI (the built dist/cli.js)', () => {
       [['list', '--', node, fixture('exit-immediately.mjs')], /exited with code 3.*missing config/i],
       [['list', '--timeout', '300', '--', node, fixture('never-initialize.mjs')], /initialize timed out after 300 ms/],
       [['list', '--', node, fixture('bad-version.mjs')], /1999-01-01/],
-      [['read', 'nope://x', '--', node, fixture('good-server.mjs')], /resources\/read/],
     ];
     for (const [args, pattern] of cases) {
       const r = cli(args);
@@ -95,10 +148,24 @@ describe('mcp-host CLI (the built dist/cli.js)', () => {
     }
   });
 
-  test('--verbose shows server stderr prefixed with the server name', () => {
+  test('a JSON-RPC error answer from a working server exits 1, not 3', () => {
+    const r = cli(['read', 'nope://x', '--', node, fixture('good-server.mjs')]);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /^mcp-host: server 'good-server\.mjs' answered resources\/read with error -32002: Resource not found\n$/);
+  });
+
+  test('--verbose shows server stderr prefixed with the server name (the script, not "node")', () => {
     const r = cli(['list', '--verbose', '--', node, fixture('stderr-chatter.mjs')]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /^\[node\] /m);
+    assert.match(r.stderr, /^\[stderr-chatter\.mjs\] /m);
+  });
+
+  test('a server is named by its package, not its launcher', () => {
+    // npx cannot reach the registry for a name that does not exist: the failure names the package.
+    const r = cli(['list', '--timeout', '20000', '--', 'npx', '--offline', '-y', '@mcp-host-test/no-such-server@1.0.0']);
+    assert.equal(r.code, 3, r.stderr);
+    assert.match(r.stderr, /server '@mcp-host-test\/no-such-server'/);
+    assert.doesNotMatch(r.stderr, /server 'npx'/);
   });
 
   test('--config FILE --server NAME reads a VS Code mcp.json', () => {
@@ -130,6 +197,18 @@ describe('mcp-host CLI (the built dist/cli.js)', () => {
     const missing = cli(['list', '--config', config, '--server', 'nope']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no server named "nope".*good, env/);
+    // Without --server: the servers in the file, and its problems.
+    for (const args of [['--config', config], ['list', '--config', config]]) {
+      const servers = cli(args);
+      assert.equal(servers.code, 0, servers.stderr);
+      assert.match(servers.stdout, /^Servers in .*mcp\.json \(2\)$/m);
+      assert.match(servers.stdout, /^ {2}good {2}stdio {2}\S*node\S* \S*good-server\.mjs$/m);
+      assert.match(servers.stdout, /^ {2}env {3}stdio {2}/m);
+      assert.match(servers.stdout, /problem: .*"broken".*"command"/);
+    }
+    const call = cli(['call', 'echo', '--config', config]);
+    assert.equal(call.code, 2);
+    assert.match(call.stderr, /call needs --server NAME/);
   });
 
   test('Ctrl-C stops the server (it runs in its own process group) and exits 130', async () => {

@@ -7,6 +7,7 @@ import {
   ConnectionClosedError,
   McpError,
   RequestTimeoutError,
+  MessageTooLargeError,
   UnsupportedProtocolVersionError,
   ErrorCode,
 } from '../../src/protocol/errors';
@@ -107,7 +108,8 @@ describe('fault catalogue', () => {
 
   test('a 64 MiB message over the limit is refused with a clear error, and the connection lives on', async () => {
     const s = await startFixture('huge-message.mjs');
-    await assert.rejects(s.client.callTool('big', {}, { timeoutMs: 3000 }), RequestTimeoutError);
+    // It fails at once with the size and the cap (test/process/limits.test.ts), not at its timeout.
+    await assert.rejects(s.client.callTool('big', {}, { timeoutMs: 3000 }), (err: unknown) => err instanceof MessageTooLargeError && /67108864 bytes/.test(err.message));
     const warning = s.logs.find((l) => /exceeds|larger than|limit/i.test(l));
     assert.ok(warning, `a warning about the size, got:\n${s.logs.join('\n')}`);
     assert.match(warning!, /64/);

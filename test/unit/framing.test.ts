@@ -124,7 +124,8 @@ describe('LineDecoder', () => {
     assert.equal(warnings.length, 1, JSON.stringify(warnings));
     const w = warnings[0];
     assert.match(w.message, /exceeds the limit of 100 bytes/);
-    assert.match(w.message, /maxMessageBytes/);
+    assert.match(w.message, /mcpHost\.maxMessageSizeMB/);
+    assert.equal(w.oversize?.answers, undefined, 'not a response: no request to fail');
     assert.match(w.message, /more than/);
     assert.match(w.excerpt ?? '', /^\{"big":"yyy/);
   });

@@ -44,11 +44,9 @@ let modules: Promise<AjvModules> | undefined;
 
 function loadAjv(): Promise<AjvModules> {
   modules ??= (async () => {
-    const [{ default: Ajv2020 }, { default: Ajv07 }, { default: addFormats }] = await Promise.all([
-      import('ajv/dist/2020'),
-      import('ajv'),
-      import('ajv-formats'),
-    ]);
+    // esbuild keeps this require out of the bundle and points it at dist/ajv.js (esbuild.mjs).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { Ajv2020, Ajv07, addFormats } = require('../../ajv') as typeof import('../../ajv');
     return {
       create(dialect) {
         // strict: false — servers' schemas carry keywords Ajv does not know (e.g. "examples" in

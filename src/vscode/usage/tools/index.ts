@@ -111,7 +111,7 @@ export function registerToolFeatures(context: vscode.ExtensionContext, controlle
       };
       views.show(`resource\u0000${server.id}\u0000${uri}`, `${uri.split('/').pop() || uri} — ${server.name}`, { model, result });
     } catch (err) {
-      void vscode.window.showErrorMessage(`MCP Host: reading ${uri} from "${server.name}" failed: ${err instanceof Error ? err.message : String(err)}`);
+      void vscode.window.showErrorMessage(`MCP Host: reading ${uri} from "${server.name}" failed: ${server.redact(err instanceof Error ? err.message : String(err))}`);
     }
   }
 
@@ -250,7 +250,9 @@ export function registerToolFeatures(context: vscode.ExtensionContext, controlle
     const t0 = performance.now();
     const label = tool.title ?? tool.annotations?.title ?? tool.name;
     const log = server.logger;
-    log.info(`Tool call ${tool.name} ${truncate(JSON.stringify(args), 500)} (by hand)`);
+    // Arguments may hold what a person typed (a key, a password): only at trace, and redacted before the cut.
+    log.info(`Tool call ${tool.name} (by hand)`);
+    log.trace(`Tool call ${tool.name} arguments: ${truncate(server.redact(JSON.stringify(args)), 500)}`);
     let outcome: { result: CallToolResult } | { error: string; cancelled?: boolean };
     try {
       const result = await vscode.window.withProgress(
@@ -295,7 +297,7 @@ export function registerToolFeatures(context: vscode.ExtensionContext, controlle
     const record: RunRecord = { runId, server: server.name, tool, args, startedAt: started, durationMs: performance.now() - t0 };
     const model = await toolResultModel(record, outcome);
     views.show(`tool\u0000${server.id}\u0000${tool.name}`, `${label} — ${server.name}`, { model, result: 'result' in outcome ? outcome.result : undefined, args });
-    if ('error' in outcome && !outcome.cancelled) void vscode.window.showErrorMessage(`MCP Host: "${tool.name}" on "${server.name}" failed: ${outcome.error}`);
+    if ('error' in outcome && !outcome.cancelled) void vscode.window.showErrorMessage(`MCP Host: "${tool.name}" on "${server.name}" failed: ${server.redact(outcome.error)}`);
     return 'result' in outcome ? outcome.result : undefined;
   }
 

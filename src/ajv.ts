@@ -1,0 +1,6 @@
+// The JSON Schema validator (Ajv with its formats): a bundle of its own (dist/ajv.js), loaded the
+// first time a tool's arguments are checked, so the extension's own bundle stays small.
+// Load it through vscode/webview/validation.ts.
+export { default as Ajv2020 } from 'ajv/dist/2020';
+export { default as Ajv07 } from 'ajv';
+export { default as addFormats } from 'ajv-formats';
