@@ -7,6 +7,8 @@ import { existsSync } from 'node:fs';
 const layers = [
   { name: 'typecheck', cmd: ['npx', 'tsc', '-p', '.', '--noEmit'] },
   { name: 'typecheck webviews', cmd: ['npx', 'tsc', '-p', 'tsconfig.webview.json', '--noEmit'] },
+  // Type-aware lint: no floating or misused promises, the floors' imports (eslint.config.mjs).
+  { name: 'lint', cmd: ['npx', 'eslint', '--max-warnings', '0', '.'] },
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'compile tests', cmd: ['npx', 'tsc', '-p', 'tsconfig.test.json'] },
   { name: 'unit', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/unit'], counts: true },

@@ -82,8 +82,6 @@ const TRANSPORT_ALIASES: Record<string, 'stdio' | 'http' | 'sse'> = {
   sse: 'sse',
 };
 
-const StringRecord = z.record(z.string(), z.string());
-
 const StdioEntrySchema = z.object({
   type: opt(z.string()),
   command: z.string().check(z.minLength(1, 'must be a non-empty string: the program to start (e.g. "npx" or an absolute path)')),

@@ -151,7 +151,6 @@ class Compiler {
   compileTop(schema: ZodInternals): Test {
     const source = this.source(schema);
     try {
-      // eslint-disable-next-line @typescript-eslint/no-implied-eval
       const make = new Function('ext', source) as (ext: readonly unknown[]) => Test;
       return make(this.externals);
     } catch {

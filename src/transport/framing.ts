@@ -274,7 +274,6 @@ export function decodeUtf8Prefix(buf: Buffer, maxBytes = buf.length): string {
 export function excerpt(text: string, maxChars = WARNING_EXCERPT_CHARS): string {
   let s = text.length > maxChars ? text.slice(0, maxChars) : text;
   // Control characters (ANSI escapes, NUL, ...) would garble a log line.
-  // eslint-disable-next-line no-control-regex
   s = s.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   s = s.replace(/\t/g, ' ');
   return text.length > maxChars ? `${s}…` : s;

@@ -39,7 +39,7 @@ export class HostController implements vscode.Disposable {
     this.registry = new ServerRegistry((entry) => this.environmentFor(entry));
     this.disposables.push(
       this.loader,
-      this.loader.onDidChange(() => this.reload()),
+      this.loader.onDidChange(() => void this.reload()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.reload({ startStopped: true })),
       this.registry.onDidChangeServers(() => this.disposeUnusedChannels()),
     );

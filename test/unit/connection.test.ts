@@ -392,9 +392,8 @@ describe('JsonRpcConnection with transports that answer, close or hold on in sen
     let failWrite!: (err: Error) => void;
     let write: Promise<void> | undefined;
     const transport = new ScriptedTransport(() => (write ??= new Promise((_, reject) => (failWrite = reject))));
-    let connection!: JsonRpcConnection;
     let inner: Promise<unknown> | undefined;
-    connection = new JsonRpcConnection(transport, {
+    const connection: JsonRpcConnection = new JsonRpcConnection(transport, {
       label: "server 'test'",
       logger: recordingLogger(),
       onTrace: (direction, message: any) => {

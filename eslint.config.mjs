@@ -1,0 +1,53 @@
+// Lint with type information: the habits the project relies on are checked here, not remembered.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test-host/**', 'test-results/**', 'test/fixtures/**', 'bench/**', 'scripts/**', '**/*.mjs', '**/*.js', '**/*.cjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    languageOptions: {
+      parserOptions: {
+        project: ['./tsconfig.test.json', './tsconfig.webview.json'],
+        tsconfigRootDir: import.meta.dirname,
+      },
+    },
+    rules: {
+      // No floating promises: a launch's late result or a failed write must be handled or voided on purpose.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        // node:test's test() and describe() return promises the runner itself awaits.
+        { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['test', 'describe', 'it', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] },
+      ],
+      '@typescript-eslint/no-misused-promises': 'error',
+      '@typescript-eslint/await-thenable': 'error',
+      // The layers: the core and host floors run in plain Node and the CLI.
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      // Control characters are matched on purpose (stripped from names, URIs and log text).
+      'no-control-regex': 'off',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    // protocol, transport, auth and host never import vscode (nor the editor floor).
+    files: ['src/protocol/**/*.ts', 'src/transport/**/*.ts', 'src/auth/**/*.ts', 'src/host/**/*.ts', 'src/cli/**/*.ts', 'src/cli.ts', 'src/remote.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: 'vscode', message: 'The core and host floors run without VS Code (CLI, plain Node tests).' }],
+          patterns: [{ group: ['**/vscode/**', '../vscode', '../vscode/*'], message: 'The editor floor sits above this one.' }],
+        },
+      ],
+    },
+  },
+  {
+    files: ['test/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+);
