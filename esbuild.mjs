@@ -1,5 +1,6 @@
 // Bundles the extension and the CLI. `vscode` stays external: the editor provides it.
 import * as esbuild from 'esbuild';
+import { pathToFileURL } from 'node:url';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -57,11 +58,17 @@ const builds = [
   },
 ];
 
-for (const options of builds) {
-  if (watch) {
-    const ctx = await esbuild.context(options);
-    await ctx.watch();
-  } else {
-    await esbuild.build(options);
+/** The extension bundle's settings, for tools that measure it (bench/run.mjs). */
+export const extensionBuild = builds[0];
+
+// Builds when run (`node esbuild.mjs`), not when imported.
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  for (const options of builds) {
+    if (watch) {
+      const ctx = await esbuild.context(options);
+      await ctx.watch();
+    } else {
+      await esbuild.build(options);
+    }
   }
 }
