@@ -5,7 +5,7 @@ import { McpClient, type ClientRequestHandlers } from '../../src/protocol/client
 import type { MessageDirection } from '../../src/protocol/connection';
 import { createHttpTransport, type HttpTransportOptions } from '../../src/transport/http';
 import type { Transport, TransportCloseInfo, TransportWarning } from '../../src/transport/transport';
-import { FIXTURES_DIR } from './paths';
+import { FIXTURES_DIR, NODE_MODULES } from './paths';
 import { recordingLogger } from './servers';
 
 export const HTTP_FIXTURES = path.join(FIXTURES_DIR, 'http');
@@ -151,4 +151,16 @@ export function makeHttpClient(
       client.dispose();
     },
   };
+}
+
+const EVERYTHING_MAIN = path.join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js');
+
+/** server-everything in `mode` (Streamable HTTP or legacy SSE) on a free port, bound to 127.0.0.1 by the preload. */
+export async function startEverythingHttp(mode: 'streamableHttp' | 'sse'): Promise<HttpServerProcess> {
+  const port = await freePort();
+  return startServerProcess(
+    ['--import', BIND_LOOPBACK, EVERYTHING_MAIN, mode],
+    (line) => (/listening on port|running on port/i.test(line) ? port : undefined),
+    { PORT: String(port) },
+  );
 }

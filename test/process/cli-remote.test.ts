@@ -2,11 +2,10 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { NODE_MODULES, REPO_ROOT } from '../helpers/paths';
-import { waitFor } from '../helpers/servers';
+import { REPO_ROOT } from '../helpers/paths';
+import { freePort, startEverythingHttp, type HttpServerProcess } from '../helpers/http';
 import { scriptedBrowser, startAuthorizationServer, startResourceServer } from '../helpers/oauth-servers';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
@@ -36,38 +35,17 @@ function cli(args: string[], env: NodeJS.ProcessEnv = {}, onStderr?: (text: stri
   });
 }
 
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<{ port: number; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js'), mode], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  await waitFor(() => /listening on port|running on port/i.test(stderr), 20_000, `server-everything ${mode} to listen`);
-  return { port, child };
-}
-
 describe('mcp-host CLI with remote servers', () => {
-  let streamable: { port: number; child: ChildProcess };
-  let sse: { port: number; child: ChildProcess };
+  let streamable: HttpServerProcess;
+  let sse: HttpServerProcess;
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-cli-remote-'));
 
   before(async () => {
-    [streamable, sse] = await Promise.all([startEverything('streamableHttp'), startEverything('sse')]);
+    [streamable, sse] = await Promise.all([startEverythingHttp('streamableHttp'), startEverythingHttp('sse')]);
   });
 
-  after(() => {
-    streamable?.child.kill('SIGTERM');
-    sse?.child.kill('SIGTERM');
+  after(async () => {
+    await Promise.all([streamable?.stop(), sse?.stop()]);
     fs.rmSync(tmp, { recursive: true, force: true });
   });
 

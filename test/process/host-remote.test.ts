@@ -2,59 +2,22 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as net from 'node:net';
-import * as path from 'node:path';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { ServerConnection, serverId, type ConnectionEnvironment, type ServerState } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
-import { NODE_MODULES } from '../helpers/paths';
+import { freePort, startEverythingHttp, type HttpServerProcess } from '../helpers/http';
+import { testEnvironment } from '../helpers/host';
 import { OAuthProvider } from '../../src/auth/oauthProvider';
 import { MemorySecretStore } from '../../src/auth/stores';
 import { scriptedBrowser, startAuthorizationServer, startResourceServer } from '../helpers/oauth-servers';
-import { recordingLogger, waitFor } from '../helpers/servers';
 
 const source: ConfigSource = { file: '/tmp/remote-tests/.vscode/mcp.json', kind: 'workspace', workspaceFolder: '/tmp/remote-tests' };
-
-function environment(logs: string[], overrides: Partial<ConnectionEnvironment> = {}): ConnectionEnvironment {
-  return {
-    clientInfo: { name: 'mcp-host-tests', version: '0' },
-    logger: recordingLogger(logs),
-    traceEnabled: () => true,
-    requestTimeoutMs: () => 10_000,
-    serverLogLevel: () => undefined,
-    inputs: () => [],
-    handlers: {},
-    processEnv: process.env,
-    ...overrides,
-  };
-}
 
 function connection(def: ServerDefinition, overrides: Partial<ConnectionEnvironment> = {}) {
   const logs: string[] = [];
   const states: ServerState['kind'][] = [];
-  const c = new ServerConnection(def, serverId(def), def.name, def.source, environment(logs, overrides));
+  const c = new ServerConnection(def, serverId(def), def.name, def.source, testEnvironment(logs, { traceEnabled: () => true, ...overrides }));
   c.onDidChangeState((s) => states.push(s.kind));
   return { c, states, logs };
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-/** server-everything over Streamable HTTP on a free port, started by the test. */
-async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess }> {
-  const port = await freePort();
-  const child = spawn(process.execPath, [path.join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await waitFor(() => /listening on port/i.test(stderr), 20_000, `server-everything to listen (stderr: ${stderr})`);
-  return { url: `http://127.0.0.1:${port}/mcp`, child };
 }
 
 /**
@@ -100,14 +63,16 @@ async function recordingServer(): Promise<{ url: string; requests: http.Incoming
 }
 
 describe('ServerConnection with remote servers (real HTTP)', () => {
-  let everything: { url: string; child: ChildProcess };
+  let server: HttpServerProcess;
+  let everything: { url: string };
 
   before(async () => {
-    everything = await startEverythingHttp();
+    server = await startEverythingHttp('streamableHttp');
+    everything = { url: `${server.base}/mcp` };
   });
 
-  after(() => {
-    everything?.child.kill('SIGTERM');
+  after(async () => {
+    await server?.stop();
   });
 
   test('a Streamable HTTP server reaches running with its lists, and stops', async () => {

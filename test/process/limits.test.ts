@@ -7,7 +7,8 @@ import { ServerConnection, serverId, type ConnectionEnvironment } from '../../sr
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { MessageTooLargeError } from '../../src/protocol/errors';
 import { fixture } from '../helpers/paths';
-import { recordingLogger, startFixture, waitFor } from '../helpers/servers';
+import { startFixture, waitFor } from '../helpers/servers';
+import { testEnvironment } from '../helpers/host';
 
 const MiB = 1024 * 1024;
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-limits-'));
@@ -15,18 +16,7 @@ const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'user' };
 
 function connection(script: string, env: Record<string, string>, overrides: Partial<ConnectionEnvironment> = {}, logs: string[] = []): ServerConnection {
   const def: ServerDefinition = { type: 'stdio', name: script.replace(/\.mjs$/, ''), command: process.execPath, args: [fixture(script)], env, source };
-  return new ServerConnection(def, serverId(def), def.name, source, {
-    clientInfo: { name: 'mcp-host-tests', version: '0' },
-    logger: recordingLogger(logs),
-    traceEnabled: () => false,
-    requestTimeoutMs: () => 30_000,
-    serverLogLevel: () => undefined,
-    inputs: () => [],
-    handlers: {},
-    processEnv: process.env,
-    shutdown: { closeStdinGraceMs: 300, sigtermGraceMs: 300 },
-    ...overrides,
-  });
+  return new ServerConnection(def, serverId(def), def.name, source, testEnvironment(logs, { requestTimeoutMs: () => 30_000, ...overrides }));
 }
 
 /** Rejects with what the promise rejected with, and how long that took. */

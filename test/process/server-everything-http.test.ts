@@ -1,23 +1,10 @@
 import { McpSchemaValidator, schemaAvailable } from '../helpers/mcp-schema';
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import * as path from 'node:path';
 import { RequestCancelledError } from '../../src/protocol/errors';
-import { BIND_LOOPBACK, freePort, makeHttpClient, startServerProcess, type HttpServerProcess, type HttpStarted } from '../helpers/http';
-import { NODE_MODULES } from '../helpers/paths';
+import { makeHttpClient, startEverythingHttp, type HttpServerProcess, type HttpStarted } from '../helpers/http';
 import { waitFor } from '../helpers/servers';
 
-const EVERYTHING_MAIN = path.join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js');
-
-/** server-everything in `mode`, on a free port (PORT), bound to 127.0.0.1 by the preload. */
-async function startEverything(mode: 'streamableHttp' | 'sse'): Promise<HttpServerProcess> {
-  const port = await freePort();
-  return startServerProcess(
-    ['--import', BIND_LOOPBACK, EVERYTHING_MAIN, mode],
-    (line) => (/listening on port|running on port/i.test(line) ? port : undefined),
-    { PORT: String(port) },
-  );
-}
 
 function text(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;
@@ -52,7 +39,7 @@ describe('server-everything over Streamable HTTP', () => {
   const recorded: Recorded = { sampling: [], elicitations: [], roots: 0 };
 
   before(async () => {
-    server = await startEverything('streamableHttp');
+    server = await startEverythingHttp('streamableHttp');
     s = makeHttpClient('http', `${server.base}/mcp`, { label: 'everything-http', handlers: handlers(recorded) });
     await s.client.connect();
   });
@@ -160,7 +147,7 @@ describe('server-everything over legacy HTTP+SSE', () => {
   let server: HttpServerProcess;
 
   before(async () => {
-    server = await startEverything('sse');
+    server = await startEverythingHttp('sse');
   });
 
   after(async () => {

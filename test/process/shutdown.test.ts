@@ -8,7 +8,8 @@ import { DEACTIVATE_BUDGET_MS, ServerRegistry, type ServerEntry } from '../../sr
 import { DEFAULT_CLOSE_STDIN_GRACE_MS, DEFAULT_SIGTERM_GRACE_MS } from '../../src/transport/stdio';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { fixture } from '../helpers/paths';
-import { isAlive, recordingLogger, waitFor } from '../helpers/servers';
+import { isAlive, waitFor } from '../helpers/servers';
+import { testEnvironment } from '../helpers/host';
 
 // The deactivate path: ServerRegistry.shutdown() with the transport's default graces (what the
 // extension uses), against servers that ignore stdin EOF and log the signals they get.
@@ -25,17 +26,7 @@ function entry(def: ServerDefinition): ServerEntry {
 }
 
 function registry(logs: string[], overrides: Partial<ConnectionEnvironment> = {}): ServerRegistry {
-  return new ServerRegistry(() => ({
-    clientInfo: { name: 'mcp-host-tests', version: '0' },
-    logger: recordingLogger(logs),
-    traceEnabled: () => false,
-    requestTimeoutMs: () => 10_000,
-    serverLogLevel: () => undefined,
-    inputs: () => [],
-    handlers: {},
-    processEnv: process.env,
-    ...overrides,
-  }));
+  return new ServerRegistry(() => testEnvironment(logs, { shutdown: undefined, ...overrides }));
 }
 
 /** The events a sigterm-logger wrote, with their times. */

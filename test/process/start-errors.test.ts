@@ -7,7 +7,8 @@ import { ServerConnection, serverId, type ConnectionEnvironment } from '../../sr
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { NotAnMcpServerError, RemoteError } from '../../src/protocol/errors';
 import { fixture } from '../helpers/paths';
-import { makeClient, recordingLogger } from '../helpers/servers';
+import { testEnvironment } from '../helpers/host';
+import { makeClient } from '../helpers/servers';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-start-errors-'));
 const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'user' };
@@ -15,20 +16,11 @@ const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'user' };
 /** Starts a server through the host floor and returns its error message (it must fail). */
 async function startFailure(name: string, command: string, args: string[], env: Record<string, string> = {}, overrides: Partial<ConnectionEnvironment> = {}) {
   const def: ServerDefinition = { type: 'stdio', name, command, args, env, source };
-  const c = new ServerConnection(def, serverId(def), name, source, {
-    clientInfo: { name: 'mcp-host-tests', version: '0' },
-    logger: recordingLogger([]),
-    traceEnabled: () => false,
-    requestTimeoutMs: () => 10_000,
-    serverLogLevel: () => undefined,
-    inputs: () => [],
-    handlers: {},
-    processEnv: process.env,
-    shutdown: { closeStdinGraceMs: 300, sigtermGraceMs: 300 },
+  const c = new ServerConnection(def, serverId(def), name, source, testEnvironment([], {
     // No restart: the first failure is the one looked at.
     restartPolicy: { initialDelayMs: 60_000, maxDelayMs: 60_000, maxCrashes: 1, windowMs: 60_000 },
     ...overrides,
-  });
+  }));
   const started = Date.now();
   try {
     await c.start();
