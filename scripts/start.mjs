@@ -26,7 +26,8 @@ if (!existsSync(join(root, '.vscode-test-host', flavour, '.installed.json'))) {
   step(`installing VS Code (${flavour}) into .vscode-test-host (once)`, process.execPath, ['scripts/vscode-host/install.mjs', flavour]);
 }
 // The demo's remote server: server-everything over Streamable HTTP on 127.0.0.1:3001 (demo/.vscode/mcp.json).
-const remote = spawn(process.execPath, [join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
+// The preload makes it listen on 127.0.0.1 only (on its own it listens on every interface).
+const remote = spawn(process.execPath, ['--import', join(root, 'test/fixtures/http/bind-loopback.mjs'), join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
   cwd: root,
   env: { ...process.env, PORT: process.env.MCP_HOST_DEMO_PORT ?? '3001' },
   stdio: ['ignore', 'ignore', 'inherit'],

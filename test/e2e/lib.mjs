@@ -9,7 +9,8 @@ export const RESULTS = join(REPO_ROOT, 'test-results');
 
 /** The demo's remote server ("everything-remote" in demo/.vscode/mcp.json), as `npm start` serves it. */
 async function startDemoRemoteServer() {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
+  // The preload makes it listen on 127.0.0.1 only.
+  const child = spawn(process.execPath, ['--import', join(REPO_ROOT, 'test/fixtures/http/bind-loopback.mjs'), join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
     env: { ...process.env, PORT: '3001' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

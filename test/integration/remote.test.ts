@@ -4,30 +4,20 @@
 // browser (scripted: it follows the authorization page's redirects back to our loopback redirect),
 // and then runs; Sign Out forgets the token.
 import * as assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import * as net from 'node:net';
-import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpHostApi } from '../../src/extension';
 import type { CallToolResult } from '../../src/protocol/schemas';
 import type { UsageTestHooks } from '../../src/vscode/services';
 import { scriptedBrowser, startAuthorizationServer, startResourceServer, type TestAuthorizationServer, type TestResourceServer } from '../helpers/oauth-servers';
-import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
+import { startEverythingHttp, type HttpServerProcess } from '../helpers/http';
+import { activateExtension, server, waitFor, waitForState } from './helpers';
 import { ScriptedPerson, testHooks } from './usagePrompter';
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const port = (probe.address() as net.AddressInfo).port;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe('Remote servers in a real VS Code', function () {
   this.timeout(90_000);
   let api: McpHostApi;
   let hooks: UsageTestHooks;
-  let everything: ChildProcess | undefined;
+  let everything: HttpServerProcess | undefined;
   let everythingUrl: string;
   let as: TestAuthorizationServer;
   let rs: TestResourceServer;
@@ -37,15 +27,8 @@ describe('Remote servers in a real VS Code', function () {
     this.timeout(90_000);
     api = await activateExtension();
     hooks = await testHooks();
-    const port = await freePort();
-    everything = spawn(process.execPath, [path.join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
-      env: { ...process.env, PORT: String(port), ELECTRON_RUN_AS_NODE: '1' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    everything.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    await waitFor(() => /listening on port/i.test(stderr), 'server-everything over HTTP to listen');
-    everythingUrl = `http://127.0.0.1:${port}/mcp`;
+    everything = await startEverythingHttp('streamableHttp');
+    everythingUrl = `${everything.base}/mcp`;
     as = await startAuthorizationServer();
     rs = await startResourceServer({ issuer: as.issuer, prm: 'header' });
     await config().update(
@@ -58,7 +41,7 @@ describe('Remote servers in a real VS Code', function () {
   after(async () => {
     hooks?.setPrompter(undefined);
     await config().update('servers', undefined, vscode.ConfigurationTarget.Global);
-    everything?.kill('SIGTERM');
+    await everything?.stop();
     await rs?.stop();
     await as?.stop();
   });
