@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test-host/**', 'test-results/**', 'test/fixtures/**', 'bench/**', 'scripts/**', '**/*.mjs', '**/*.js', '**/*.cjs'] },
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test-host/**', 'test-results/**', '.venv-mcp/**', 'test/fixtures/**', 'bench/**', 'scripts/**', '**/*.mjs', '**/*.js', '**/*.cjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -40,6 +40,19 @@ export default tseslint.config(
         {
           paths: [{ name: 'vscode', message: 'The core and host floors run without VS Code (CLI, plain Node tests).' }],
           patterns: [{ group: ['**/vscode/**', '../vscode', '../vscode/*'], message: 'The editor floor sits above this one.' }],
+        },
+      ],
+    },
+  },
+  {
+    // The editor floor asks ServerConnection, never the protocol client behind it (design.md).
+    files: ['src/vscode/**/*.ts', 'src/extension.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "MemberExpression[property.name='client']",
+          message: 'The editor floor talks to ServerConnection (callTool, readResource, getPrompt, …), not to its protocol client.',
         },
       ],
     },

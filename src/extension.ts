@@ -5,6 +5,7 @@ import { registerLifecycleCommands } from './vscode/commands';
 import { ServerStatusBar } from './vscode/statusBar';
 import { createServerRequestHandlers } from './vscode/serverRequests';
 import { registerUsage } from './vscode/usage';
+import { TaskList } from './vscode/usage/tools/taskList';
 import { registerConfigCommands } from './vscode/configCommands';
 
 /** What the extension exports: used by its integration tests and by other extensions. */
@@ -31,7 +32,9 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
   const diagnostics = vscode.languages.createDiagnosticCollection('mcpHost');
   controller = new HostController(context, mainLog, diagnostics);
   controller.handlersFor = createServerRequestHandlers(context, controller);
-  const tree = new ServerTreeProvider(controller.registry);
+  // The tasks run by hand: listed in the tree, run and cancelled by the tool features.
+  const tasks = new TaskList();
+  const tree = new ServerTreeProvider(controller.registry, tasks);
   const view = vscode.window.createTreeView('mcpHost.servers', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(
     mainLog,
@@ -42,7 +45,8 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
     new ServerStatusBar(controller.registry),
     ...registerLifecycleCommands(controller, () => tree.refresh()),
     ...registerConfigCommands(controller, context),
-    ...registerUsage(context, controller, tree),
+    tasks,
+    ...registerUsage(context, controller, tasks),
   );
   const host = controller;
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.reload());

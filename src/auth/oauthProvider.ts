@@ -43,6 +43,7 @@ import {
   type SecretStore,
   type StaticClientConfig,
 } from './types';
+import { errorMessage } from '../util/errorMessage';
 
 export interface OAuthProviderOptions {
   /** The configured server name, for prompts, logs and errors. */
@@ -660,7 +661,7 @@ export class OAuthProvider implements HttpAuthProvider {
     if (err instanceof AuthorizationResponseError) {
       return new Error(`${what} for ${server} failed: the authorization server answered ${err.error}${err.error_description ? ` (${err.error_description})` : ''}.`);
     }
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (message.startsWith(`${what} for `)) return err as Error;
     return new Error(`${what} for ${server} failed: ${message}`);
   }

@@ -12,6 +12,8 @@ import { createHttpTransport } from '../transport/http';
 import { OAuthProvider } from '../auth/oauthProvider';
 import { MemorySecretStore } from '../auth/stores';
 import type { AuthorizationInteraction, StaticClientConfig } from '../auth/types';
+import { errorMessage } from '../util/errorMessage';
+import { VERSION } from '../version';
 
 export interface ConformanceIo {
   stdout: (text: string) => void;
@@ -107,7 +109,7 @@ export async function runConformance(argv: string[], io: ConformanceIo): Promise
   transport.onWarning((w) => log(`transport warning: ${w.message}`));
   const client = new McpClient(
     transport,
-    { label: `server at ${url.origin}`, clientInfo: { name: 'mcp-host-conformance', version: '0.1.0' }, requestTimeoutMs: REQUEST_TIMEOUT_MS, logger },
+    { label: `server at ${url.origin}`, clientInfo: { name: 'mcp-host-conformance', version: VERSION }, requestTimeoutMs: REQUEST_TIMEOUT_MS, logger },
     plan.acceptElicitationWithDefaults ? { elicit: async (params) => acceptWithDefaults(params, log) } : {},
   );
 
@@ -233,7 +235,7 @@ function withAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 function describe(err: unknown): string {
   if (err instanceof RemoteError) return `${err.method} answered error ${err.code}: ${err.message}`;
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

@@ -7,6 +7,8 @@ export interface ServerListing {
   title: string;
   version: string;
   protocolVersion: string;
+  /** 'modern' (server/discover) or 'legacy' (initialize). */
+  era?: 'modern' | 'legacy';
   capabilities: string[];
   instructions?: string;
   tools: Tool[];
@@ -17,7 +19,7 @@ export interface ServerListing {
 
 export function formatListing(listing: ServerListing): string {
   const out: string[] = [];
-  out.push(`${listing.title} ${listing.version} (protocol ${listing.protocolVersion})`);
+  out.push(`${listing.title} ${listing.version} (protocol ${listing.protocolVersion}${listing.era ? `, ${listing.era} era` : ''})`);
   out.push(`Capabilities: ${listing.capabilities.join(', ') || 'none'}`);
   // The whole text: instructions tell a model how to use the server, a first line is not enough.
   if (listing.instructions?.trim()) out.push('Instructions:', indent(listing.instructions.trim(), '  '));

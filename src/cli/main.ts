@@ -11,6 +11,9 @@ import { AuthorizationRequiredError } from '../auth/types';
 import { findCause } from '../util/errorCause';
 import { formatListing, formatPromptResult, formatReadResult, formatToolResult } from './format';
 import { serverNameFromCommand, unknownNameHint } from './names';
+import { VERSION } from '../version';
+import type { ProtocolEraSetting } from '../protocol/era';
+import { TaskInterrupt, callToolTask, callsAsTask } from './taskRun';
 
 /**
  * Exit statuses, as documented in the README. 1 is an error answer from a working server (a tool's
@@ -36,7 +39,7 @@ class HelpRequested extends Error {}
 const USAGE = `Usage:
   mcp-host list [--json] -- CMD [ARGS...]                 the server's tools (with their arguments),
                                                           resources, templates, prompts and instructions
-  mcp-host call TOOL [--args JSON] [--json] -- CMD [ARGS...]
+  mcp-host call TOOL [--args JSON] [--json] [--task] -- CMD [ARGS...]
   mcp-host read URI [--json] -- CMD [ARGS...]
   mcp-host prompt NAME [--args JSON] [--json] -- CMD [ARGS...]
   mcp-host --config FILE                                  the servers a config file defines
@@ -54,9 +57,13 @@ Remote servers:
   owner-only file (MCP_HOST_TOKEN_FILE, default ~/.config/mcp-host/oauth-tokens.json).
 Options:
   --timeout MS   timeout of every request (default 60000)
+  --era auto|modern|legacy   the protocol era: auto (default) asks with server/discover and falls
+                 back to initialize; modern (2026-07-28) or legacy (initialize) skip that probe
   --verbose      show the server's stderr, prefixed with its name
   --args JSON    the tool's arguments, or the prompt's (a JSON object)
   --json         print the protocol result as JSON
+  --task         run a tool that allows tasks as a task (one that requires them always is): its
+                 status goes to stderr, Ctrl-C cancels it
 Exit status: 0 ok; 1 the server answered with an error (a tool's isError, an unknown tool, prompt or
 resource); 2 usage or config error; 3 the server failed (could not start, crashed, timed out).`;
 
@@ -77,6 +84,9 @@ interface Options {
   headers: Record<string, string>;
   transport?: 'http' | 'sse';
   tokenStore: boolean;
+  task: boolean;
+  /** --era; else the config entry's protocolEra; else auto. */
+  era?: ProtocolEraSetting;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -92,6 +102,7 @@ function parseArgs(argv: string[]): Options {
     serverCommand,
     headers: {},
     tokenStore: true,
+    task: false,
   };
   for (let i = 0; i < own.length; i++) {
     const arg = own[i];
@@ -101,6 +112,9 @@ function parseArgs(argv: string[]): Options {
       return v;
     };
     switch (arg) {
+      case '--task':
+        options.task = true;
+        break;
       case '--json':
         options.json = true;
         break;
@@ -146,6 +160,12 @@ function parseArgs(argv: string[]): Options {
         const name = colon > 0 ? v.slice(0, colon).trim() : '';
         if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError('--header takes "Name: value", e.g. --header "X-Api-Key: $KEY"');
         options.headers[name] = v.slice(colon + 1).trim();
+        break;
+      }
+      case '--era': {
+        const v = value();
+        if (v !== 'auto' && v !== 'modern' && v !== 'legacy') throw new UsageError(`--era is auto, modern or legacy, not ${JSON.stringify(v)}`);
+        options.era = v;
         break;
       }
       case '--transport': {
@@ -262,6 +282,8 @@ interface CliTarget {
   rootDir: string;
   /** Secret values of a config entry (its `${env:}` values and the like), hidden in every message. */
   secrets?: string[];
+  /** The config entry's protocolEra. */
+  protocolEra?: ProtocolEraSetting;
 }
 
 function resolveTarget(options: Options, io: CliIo): CliTarget {
@@ -278,11 +300,11 @@ function resolveTarget(options: Options, io: CliIo): CliTarget {
       const headers = { ...Object.fromEntries(Object.entries(def.headers).map(([k, v]) => [k, sub(v)])), ...options.headers };
       const oauth = def.oauth;
       const staticClient = oauth ? { clientId: oauth.clientId, clientSecret: oauth.clientSecret ? sub(oauth.clientSecret) : undefined, scopes: oauth.scopes } : undefined;
-      return { label: def.name, spec: { type: options.transport ?? def.type, url: sub(def.url), headers }, staticClient, rootDir: io.cwd, secrets };
+      return { label: def.name, spec: { type: options.transport ?? def.type, url: sub(def.url), headers }, staticClient, rootDir: io.cwd, secrets, protocolEra: def.protocolEra };
     }
     const cwd = def.cwd ? path.resolve(folder ?? io.cwd, sub(def.cwd)) : io.cwd;
     const env = Object.fromEntries(Object.entries(def.env).map(([k, v]) => [k, v === null ? null : sub(v)]));
-    return { label: def.name, spec: { type: 'stdio', command: sub(def.command), args: def.args.map(sub), env, cwd }, rootDir: cwd, secrets };
+    return { label: def.name, spec: { type: 'stdio', command: sub(def.command), args: def.args.map(sub), env, cwd }, rootDir: cwd, secrets, protocolEra: def.protocolEra };
   }
   const [command, ...args] = options.serverCommand;
   return { label: serverNameFromCommand(command, args), spec: { type: 'stdio', command, args, env: {}, cwd: io.cwd }, rootDir: io.cwd };
@@ -335,8 +357,15 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     transport.onLog((line) => io.stderr(`[${target.label}] ${line}\n`));
   }
   let interrupted = false;
+  const taskInterrupt = new TaskInterrupt();
   io.onInterrupt?.(() => {
     interrupted = true;
+    // A task is cancelled first (tasks/cancel), then the run ends and the server stops as usual.
+    if (taskInterrupt.cancel()) {
+      io.stderr('mcp-host: interrupted; cancelling the task\n');
+      setTimeout(() => void transport.close(), 5000).unref();
+      return;
+    }
     io.stderr(`mcp-host: interrupted; ${spec.type === 'stdio' ? 'stopping the server' : 'closing the session'}\n`);
     void transport.close();
   });
@@ -345,8 +374,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     transport,
     {
       label,
-      clientInfo: { name: 'mcp-host-cli', version: '0.1.0' },
+      clientInfo: { name: 'mcp-host-cli', version: VERSION },
       requestTimeoutMs: options.timeoutMs,
+      protocolEra: options.era ?? target.protocolEra,
       logger: { trace() {}, debug() {}, info() {}, warn, error: warn },
     },
     { listRoots: () => [{ uri: pathToFileURL(target.rootDir).href, name: path.basename(target.rootDir) }] },
@@ -356,7 +386,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   try {
     await client.connect();
     connected = true;
-    return await runCommand(client, options, label, io);
+    return await runCommand(client, options, label, io, taskInterrupt);
   } catch (err) {
     if (interrupted) return ExitCode.Interrupted;
     io.stderr(`mcp-host: ${oneLine(describeFailure(err, label, spec.type === 'stdio' ? 'could not be started' : 'could not be reached'))}\n`);
@@ -368,7 +398,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
-async function runCommand(client: McpClient, options: Options, label: string, io: CliIo): Promise<number> {
+async function runCommand(client: McpClient, options: Options, label: string, io: CliIo, taskInterrupt: TaskInterrupt): Promise<number> {
   const print = (result: unknown, readable: () => string) => io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : readable());
   switch (options.command) {
     case 'list':
@@ -378,7 +408,9 @@ async function runCommand(client: McpClient, options: Options, label: string, io
       const name = options.target!;
       let result;
       try {
-        result = await client.callTool(name, options.toolArgs);
+        result = (await callsAsTask(client, name, options.task))
+          ? await callToolTask(client, name, options.toolArgs, io.stderr, taskInterrupt)
+          : await client.callTool(name, options.toolArgs);
       } catch (err) {
         throw await withNameHint(err, client, 'tool', name, label);
       }
@@ -464,6 +496,7 @@ async function runList(client: McpClient, options: Options, io: CliIo): Promise<
         {
           serverInfo: init.serverInfo,
           protocolVersion: init.protocolVersion,
+          era: client.era,
           capabilities: init.capabilities,
           instructions: init.instructions,
           tools,
@@ -482,6 +515,7 @@ async function runList(client: McpClient, options: Options, io: CliIo): Promise<
       title: init.serverInfo.title ?? init.serverInfo.name,
       version: init.serverInfo.version,
       protocolVersion: init.protocolVersion,
+      era: client.era,
       capabilities: Object.keys(init.capabilities),
       instructions: init.instructions,
       tools,

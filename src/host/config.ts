@@ -1,4 +1,5 @@
 import * as z from '../protocol/zod';
+import type { ProtocolEraSetting } from '../protocol/era';
 
 const opt = z.optional;
 import { parseTree, findNodeAtLocation, printParseErrorCode, type Node as JsonNode, type ParseError } from 'jsonc-parser';
@@ -23,6 +24,8 @@ export interface StdioServerDefinition {
   readonly env: Readonly<Record<string, string | null>>;
   readonly envFile?: string;
   readonly cwd?: string;
+  /** Which protocol era to speak; absent means 'auto' (probe with server/discover). */
+  readonly protocolEra?: ProtocolEraSetting;
   readonly source: ConfigSource;
 }
 
@@ -34,6 +37,8 @@ export interface HttpServerDefinition {
   readonly headers: Readonly<Record<string, string>>;
   /** A client registered beforehand with the server's authorization server. */
   readonly oauth?: OAuthClientDefinition;
+  /** Which protocol era to speak; absent means 'auto' (probe with server/discover). */
+  readonly protocolEra?: ProtocolEraSetting;
   readonly source: ConfigSource;
 }
 
@@ -82,6 +87,12 @@ const TRANSPORT_ALIASES: Record<string, 'stdio' | 'http' | 'sse'> = {
   sse: 'sse',
 };
 
+/** `protocolEra`: for servers that misbehave on the era probe, the era to speak without it. */
+const ProtocolEraSchema = z.enum(['auto', 'modern', 'legacy'], {
+  error: (issue) =>
+    `must be "auto" (the default: ask the server with server/discover), "modern" (2026-07-28) or "legacy" (the initialize handshake, 2025-11-25 and older), not ${JSON.stringify(issue.input)}`,
+});
+
 const StdioEntrySchema = z.object({
   type: opt(z.string()),
   command: z.string().check(z.minLength(1, 'must be a non-empty string: the program to start (e.g. "npx" or an absolute path)')),
@@ -89,6 +100,7 @@ const StdioEntrySchema = z.object({
   env: opt(z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]), { error: 'must be an object of NAME: "value" pairs' })),
   envFile: opt(z.string()),
   cwd: opt(z.string()),
+  protocolEra: opt(ProtocolEraSchema),
 });
 
 /** An HTTP header name (RFC 9110 token). */
@@ -119,6 +131,7 @@ const HttpEntrySchema = z.object({
       { error: 'must be an object such as {"clientId": "…"}' },
     ),
   ),
+  protocolEra: opt(ProtocolEraSchema),
 });
 
 const InputSchema = z.object({
@@ -269,6 +282,7 @@ function parseServerEntry(
         env,
         envFile: parsed.data.envFile,
         cwd: parsed.data.cwd,
+        ...(parsed.data.protocolEra !== undefined ? { protocolEra: parsed.data.protocolEra } : {}),
         source,
       },
     };
@@ -292,6 +306,7 @@ function parseServerEntry(
       url: parsed.data.url,
       headers: parsed.data.headers ?? {},
       oauth: oauth ? { clientId: oauth.clientId, clientSecret: oauth.clientSecret, scopes: oauth.scopes } : undefined,
+      ...(parsed.data.protocolEra !== undefined ? { protocolEra: parsed.data.protocolEra } : {}),
       source,
     },
   };

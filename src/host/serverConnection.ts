@@ -3,7 +3,23 @@ import * as path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { McpClient, type ClientRequestHandlers } from '../protocol/client';
 import { McpError, NotAnMcpServerError, RemoteError, RequestTimeoutError, UnsupportedProtocolVersionError, ConnectionClosedError, describeClose, describeStderr } from '../protocol/errors';
-import type { Implementation, LoggingLevel, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool } from '../protocol/schemas';
+import type { RequestOptions } from '../protocol/connection';
+import type { ProtocolEra } from '../protocol/era';
+import type { TaskCallOptions, TaskInfo } from '../protocol/tasks';
+import type {
+  CallToolResult,
+  CompleteResult,
+  CompletionReference,
+  GetPromptResult,
+  Implementation,
+  LoggingLevel,
+  Prompt,
+  ReadResourceResult,
+  Resource,
+  ResourceTemplate,
+  ServerCapabilities,
+  Tool,
+} from '../protocol/schemas';
 import { TransportStartError } from '../transport/stdio';
 import { HttpTransportError } from '../transport/httpError';
 import type { Transport, TransportCloseInfo } from '../transport/transport';
@@ -11,6 +27,7 @@ import { AuthorizationRequiredError, type ServerAuthorization, type StaticClient
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter, type Event } from '../util/event';
 import { findCause } from '../util/errorCause';
+import { errorMessage } from '../util/errorMessage';
 import type { Logger } from '../util/logger';
 import type { ConfigSource, HttpServerDefinition, InputDefinition, ServerDefinition, StdioServerDefinition } from './config';
 import { createTransport, describeLaunch, type HttpLaunchSpec, type LaunchSpec, type StdioLaunchSpec } from './transportFactory';
@@ -29,6 +46,8 @@ export type ServerState =
       client: McpClient;
       serverInfo: Implementation;
       protocolVersion: string;
+      /** 'modern' (2026-07-28: server/discover, per-request _meta) or 'legacy' (initialize). */
+      era: ProtocolEra;
       capabilities: ServerCapabilities;
       instructions?: string;
       pid?: number;
@@ -95,6 +114,17 @@ const START_STDERR_LINES = 20;
 type PreparedHttpSpec = HttpLaunchSpec & { clientSecret?: string };
 type PreparedSpec = StdioLaunchSpec | PreparedHttpSpec;
 
+/** A request for a server that is not running: nothing was sent. */
+export class ServerNotRunningError extends Error {
+  constructor(
+    readonly server: string,
+    readonly state: ServerState['kind'],
+  ) {
+    super(`Server "${server}" is not running.`);
+    this.name = 'ServerNotRunningError';
+  }
+}
+
 /** A stable identity of a server: its source file and name. */
 export function serverId(def: { name: string; source: ConfigSource }): string {
   return `${def.source.file}#${def.name}`;
@@ -130,6 +160,11 @@ export class ServerConnection implements Disposable {
   private readonly listsEmitter = new Emitter<ServerLists>();
   readonly onDidChangeState: Event<ServerState> = this.stateEmitter.event;
   readonly onDidChangeLists: Event<ServerLists> = this.listsEmitter.event;
+  private readonly resourceUpdatedEmitter = new Emitter<string>();
+  /** `notifications/resources/updated` from the running server: the URI that changed. */
+  readonly onResourceUpdated: Event<string> = this.resourceUpdatedEmitter.event;
+  /** How many launches reached running (see sessionNumber). */
+  private runningLaunches = 0;
 
   constructor(
     private definitionValue: ServerDefinition | undefined,
@@ -177,6 +212,72 @@ export class ServerConnection implements Disposable {
 
   get logger(): Logger {
     return this.log;
+  }
+
+  // --- what the editor asks of the running server ------------------------------
+  // The editor floor talks to the connection, never to the client behind it.
+
+  /**
+   * Tells one running session from another: changes each time the server is running again after a
+   * restart (undefined when not running), so per-session work (subscriptions) can be redone.
+   */
+  get sessionNumber(): number | undefined {
+    return this.stateValue.kind === 'running' ? this.runningLaunches : undefined;
+  }
+
+  /** Whether the running server declared a capability (false when it is not running). */
+  hasCapability(capability: keyof ServerCapabilities): boolean {
+    return this.client?.hasCapability(capability) ?? false;
+  }
+
+  callTool(name: string, args: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult> {
+    return this.runningClient().callTool(name, args, options);
+  }
+
+  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
+    return this.runningClient().readResource(uri, options);
+  }
+
+  /** A tool call that runs as a task, followed to its result (protocol/tasks.ts). */
+  callToolAsTask(name: string, args: Record<string, unknown>, options?: TaskCallOptions): Promise<CallToolResult> {
+    return this.runningClient().callToolAsTask(name, args, options);
+  }
+
+  getTask(taskId: string, options?: RequestOptions): Promise<TaskInfo> {
+    return this.runningClient().tasks.getTask(taskId, options);
+  }
+
+  subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    return this.runningClient().subscribeResource(uri, options);
+  }
+
+  unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
+    return this.runningClient().unsubscribeResource(uri, options);
+  }
+
+  getPrompt(name: string, args: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult> {
+    return this.runningClient().getPrompt(name, args, options);
+  }
+
+  complete(
+    ref: CompletionReference,
+    argument: { name: string; value: string },
+    context?: { arguments?: Record<string, string> },
+    options?: RequestOptions,
+  ): Promise<CompleteResult> {
+    return this.runningClient().complete(ref, argument, context, options);
+  }
+
+  /** Tells the running server the workspace roots changed; nothing to tell when it is not running. */
+  async notifyRootsChanged(): Promise<void> {
+    await this.client?.notifyRootsChanged();
+  }
+
+  /** The client of the running server, or a rejection a person can read (nothing was sent). */
+  private runningClient(): McpClient {
+    const client = this.client;
+    if (!client) throw new ServerNotRunningError(this.name, this.stateValue.kind);
+    return client;
   }
 
   /** Starts the server; resolves when it runs or has failed. Idempotent. */
@@ -240,6 +341,7 @@ export class ServerConnection implements Disposable {
     void this.stop('the extension is shutting down');
     this.stateEmitter.dispose();
     this.listsEmitter.dispose();
+    this.resourceUpdatedEmitter.dispose();
   }
 
   // --- the launch ------------------------------------------------------------
@@ -299,6 +401,7 @@ export class ServerConnection implements Disposable {
       transport,
       {
         label: `server '${this.name}'`,
+        protocolEra: definition.protocolEra,
         clientInfo: this.env.clientInfo,
         logger: this.log,
         requestTimeoutMs: this.env.requestTimeoutMs(),
@@ -309,6 +412,7 @@ export class ServerConnection implements Disposable {
     launch.add(client);
     launch.add(client.onClose((info) => this.handleClose(launch, info)));
     launch.add(client.onLogMessage((m) => this.logServerMessage(m.level, m.logger, m.data)));
+    launch.add(client.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire(uri)));
 
     let result;
     try {
@@ -326,13 +430,15 @@ export class ServerConnection implements Disposable {
     if (launch.isDisposed) return;
     auth?.setInteractive(false);
     this.log.info(
-      `Running: ${result.serverInfo.name} ${result.serverInfo.version}, protocol ${result.protocolVersion}${transport.pid !== undefined ? `, pid ${transport.pid}` : ''}`,
+      `Running: ${result.serverInfo.name} ${result.serverInfo.version}, protocol ${result.protocolVersion} (${client.era ?? 'legacy'} era)${transport.pid !== undefined ? `, pid ${transport.pid}` : ''}`,
     );
+    this.runningLaunches++;
     this.setState({
       kind: 'running',
       client,
       serverInfo: result.serverInfo,
       protocolVersion: result.protocolVersion,
+      era: client.era ?? 'legacy',
       capabilities: result.capabilities,
       instructions: result.instructions,
       pid: transport.pid,
@@ -676,7 +782,3 @@ function defaultSchedule(fn: () => void, ms: number): Disposable {
   return { dispose: () => clearTimeout(timer) };
 }
 
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

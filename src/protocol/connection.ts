@@ -27,6 +27,7 @@ import {
   type JsonRpcResultResponse,
   type RequestId,
 } from './jsonrpc';
+import { errorMessage } from '../util/errorMessage';
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 /** Upper bound for a request whose timeout is reset by progress. */
@@ -182,6 +183,11 @@ export class JsonRpcConnection implements Disposable {
     return this.pending.size;
   }
 
+  /** The id of the request sent last (a subscriptions/listen stream is known by it). */
+  get lastRequestId(): number {
+    return this.nextId - 1;
+  }
+
   /** Installs the handler for requests the peer sends us. Replaces any previous one. */
   setRequestHandler(method: string, handler: RequestHandler): Disposable {
     this.requestHandlers.set(method, handler);
@@ -201,7 +207,7 @@ export class JsonRpcConnection implements Disposable {
     let emitter = this.notificationEmitters.get(method);
     if (!emitter) {
       emitter = new Emitter<Record<string, unknown>>((err) =>
-        this.logger.error(`[${this.options.label}] handler for ${method} failed: ${errorText(err)}`),
+        this.logger.error(`[${this.options.label}] handler for ${method} failed: ${errorMessage(err)}`),
       );
       this.notificationEmitters.set(method, emitter);
     }
@@ -430,10 +436,11 @@ export class JsonRpcConnection implements Disposable {
   private cancelPending(pending: PendingRequest, error: McpError, reason: string): void {
     if (!this.settle(pending.id)) return;
     pending.reject(error);
-    // The spec forbids cancelling initialize; its failure ends the connection instead.
-    if (pending.method !== 'initialize' && !this.closeInfo) {
+    // The spec forbids cancelling initialize; its failure ends the connection instead. Nor is
+    // server/discover cancelled: as the era probe, a legacy server must see only initialize next.
+    if (pending.method !== 'initialize' && pending.method !== 'server/discover' && !this.closeInfo) {
       this.notify('notifications/cancelled', { requestId: pending.id, reason }).catch((err: unknown) =>
-        this.logger.debug(`[${this.options.label}] could not send notifications/cancelled: ${errorText(err)}`),
+        this.logger.debug(`[${this.options.label}] could not send notifications/cancelled: ${errorMessage(err)}`),
       );
     }
   }
@@ -574,7 +581,7 @@ export class JsonRpcConnection implements Disposable {
           message: typeof params.message === 'string' ? params.message : undefined,
         });
       } catch (err) {
-        this.logger.error(`[${this.options.label}] progress listener for ${pending.method} failed: ${errorText(err)}`);
+        this.logger.error(`[${this.options.label}] progress listener for ${pending.method} failed: ${errorMessage(err)}`);
       }
     }
   }
@@ -612,8 +619,8 @@ export class JsonRpcConnection implements Disposable {
           if (err instanceof McpError) {
             this.sendResponse({ jsonrpc: '2.0', id, error: err.toJson() });
           } else {
-            this.logger.error(`[${this.options.label}] handler for ${method} failed: ${errorText(err)}`);
-            this.sendError(id, ErrorCode.InternalError, errorText(err));
+            this.logger.error(`[${this.options.label}] handler for ${method} failed: ${errorMessage(err)}`);
+            this.sendError(id, ErrorCode.InternalError, errorMessage(err));
           }
         },
       )
@@ -627,7 +634,7 @@ export class JsonRpcConnection implements Disposable {
   private sendResponse(message: Record<string, unknown>): void {
     if (this.closeInfo) return;
     this.write(message).catch((err: unknown) =>
-      this.logger.debug(`[${this.options.label}] could not send a response: ${errorText(err)}`),
+      this.logger.debug(`[${this.options.label}] could not send a response: ${errorMessage(err)}`),
     );
   }
 
@@ -659,13 +666,12 @@ function abortReason(signal: AbortSignal): string {
   return 'cancelled by the caller';
 }
 
-export function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
+/** The one errorMessage helper under its old name here (client.ts and subscriptions.ts import it from this module). */
+export const errorText = errorMessage;
 
 /** A write that failed; the transport's error stays reachable as `cause` (e.g. to tell a sign-in from a lost server). */
 function sendError(method: string, label: string, err: unknown): ConnectionClosedError {
-  const error = new ConnectionClosedError(`Could not send ${method} to ${label}: ${errorText(err)}`);
+  const error = new ConnectionClosedError(`Could not send ${method} to ${label}: ${errorMessage(err)}`);
   error.cause = err;
   return error;
 }

@@ -194,13 +194,13 @@ function paginated(key: string, item: ZodSchema<unknown>) {
   return z.looseObject({ [key]: z.array(item), nextCursor: opt(z.string()), _meta: Meta });
 }
 
-export const ListToolsResultSchema = paginated('tools', ToolSchema) as unknown as ZodSchema<{ tools: Tool[]; nextCursor?: string }>;
-export const ListResourcesResultSchema = paginated('resources', ResourceSchema) as unknown as ZodSchema<{ resources: Resource[]; nextCursor?: string }>;
+export const ListToolsResultSchema = paginated('tools', ToolSchema) as unknown as ZodSchema<{ tools: Tool[]; nextCursor?: string } & CacheHints>;
+export const ListResourcesResultSchema = paginated('resources', ResourceSchema) as unknown as ZodSchema<{ resources: Resource[]; nextCursor?: string } & CacheHints>;
 export const ListResourceTemplatesResultSchema = paginated('resourceTemplates', ResourceTemplateSchema) as unknown as ZodSchema<{
   resourceTemplates: ResourceTemplate[];
   nextCursor?: string;
-}>;
-export const ListPromptsResultSchema = paginated('prompts', PromptSchema) as unknown as ZodSchema<{ prompts: Prompt[]; nextCursor?: string }>;
+} & CacheHints>;
+export const ListPromptsResultSchema = paginated('prompts', PromptSchema) as unknown as ZodSchema<{ prompts: Prompt[]; nextCursor?: string } & CacheHints>;
 
 export const ReadResourceResultSchema = z.looseObject({ contents: z.array(ResourceContentsSchema), _meta: Meta });
 export type ReadResourceResult = z.infer<typeof ReadResourceResultSchema>;
@@ -232,3 +232,44 @@ export interface Root {
 }
 
 export type CompletionReference = { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string };
+
+// --- the modern era (2026-07-28) -------------------------------------------
+
+/** `ttlMs` / `cacheScope` of a cacheable result (server/utilities/caching.mdx). */
+export interface CacheHints {
+  ttlMs?: number;
+  cacheScope?: 'public' | 'private' | string;
+}
+
+export const DiscoverResultSchema = z.looseObject({
+  resultType: opt(z.string()),
+  supportedVersions: z.array(z.string()),
+  capabilities: ServerCapabilitiesSchema,
+  instructions: opt(z.string()),
+  ttlMs: opt(z.number()),
+  cacheScope: opt(z.string()),
+  _meta: Meta,
+});
+export type DiscoverResult = z.infer<typeof DiscoverResultSchema>;
+
+/** One server-to-client request inside an InputRequiredResult (MRTR). */
+export const InputRequestSchema = z.looseObject({ method: z.string(), params: opt(z.record(z.string(), z.unknown())) });
+export type InputRequest = z.infer<typeof InputRequestSchema>;
+
+export const InputRequiredResultSchema = z.looseObject({
+  resultType: z.literal('input_required'),
+  inputRequests: opt(z.record(z.string(), InputRequestSchema)),
+  requestState: opt(z.string()),
+  _meta: Meta,
+});
+export type InputRequiredResult = z.infer<typeof InputRequiredResultSchema>;
+
+export const SubscriptionFilterSchema = z.looseObject({
+  toolsListChanged: opt(z.boolean()),
+  promptsListChanged: opt(z.boolean()),
+  resourcesListChanged: opt(z.boolean()),
+  resourceSubscriptions: opt(z.array(z.string())),
+});
+export type SubscriptionFilter = z.infer<typeof SubscriptionFilterSchema>;
+
+export const SubscriptionsAcknowledgedParamsSchema = z.looseObject({ notifications: SubscriptionFilterSchema, _meta: Meta });

@@ -7,6 +7,7 @@
  * character split across chunks is never damaged.
  */
 import type { OversizeNotice, TransportWarning } from './transport';
+import { errorMessage } from '../util/errorMessage';
 
 /** Default limit for one message (one line, in bytes, without its line terminator). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -394,7 +395,7 @@ export class LineDecoder {
 
   private notJson(err: unknown, text: string, bytes: number): void {
     const source = this.opts.source ?? 'stdout';
-    const why = err instanceof Error ? err.message : String(err);
+    const why = errorMessage(err);
     this.opts.onWarning({
       message: `Ignored a line on ${source} that is not JSON (${formatBytes(bytes)}): ${excerpt(why, 160)}`,
       excerpt: excerpt(text),

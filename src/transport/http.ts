@@ -10,6 +10,7 @@ import { HttpTransportError, resolveHttpOptions, type HttpTransportOptions, type
 import { LegacySseTransport } from './legacySse';
 import { StreamableHttpTransport } from './streamableHttp';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
+import { errorMessage } from '../util/errorMessage';
 
 export {
   HttpTransportError,
@@ -68,7 +69,7 @@ class HttpTransportWithFallback implements Transport {
     return this.inner.start();
   }
 
-  setProtocolVersion(version: string): void {
+  setProtocolVersion(version: string | undefined): void {
     this.inner.setProtocolVersion?.(version);
   }
 
@@ -101,7 +102,10 @@ class HttpTransportWithFallback implements Transport {
     } catch (err) {
       const status = err instanceof HttpTransportError ? err.status : undefined;
       if (status === undefined || !LEGACY_FALLBACK_STATUSES.has(status) || !isInitialize(message) || this.closing) {
-        if (status !== undefined) this.decided = true;
+        if (isEraProbe(message)) {
+          // The client's era probe decides nothing: the initialize that follows it does.
+          this.deciding = undefined;
+        } else if (status !== undefined) this.decided = true;
         throw err;
       }
       await this.fallBack(message, status);
@@ -126,7 +130,7 @@ class HttpTransportWithFallback implements Transport {
     try {
       await legacy.start();
     } catch (err) {
-      const why = err instanceof HttpTransportError ? err.detail : err instanceof Error ? err.message : String(err);
+      const why = err instanceof HttpTransportError ? err.detail : errorMessage(err);
       throw new HttpTransportError(
         `${this.o.shownUrl} is neither a Streamable HTTP endpoint (POST initialize answered HTTP ${status}) nor a legacy SSE endpoint (${why}). Check the URL.`,
         { code: err instanceof HttpTransportError ? err.code : 'EPROTO', status, url: this.o.shownUrl, label: this.o.label, cause: err },
@@ -162,6 +166,10 @@ class HttpTransportWithFallback implements Transport {
     this.warningEmitter.dispose();
     this.logEmitter.dispose();
   }
+}
+
+function isEraProbe(message: unknown): boolean {
+  return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === 'server/discover';
 }
 
 function isInitialize(message: unknown): boolean {

@@ -8,6 +8,7 @@ import { setMaxListeners } from 'node:events';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { AuthChallenge, HttpAuthProvider } from '../auth/types';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
+import { errorMessage } from '../util/errorMessage';
 
 export { HttpTransportError };
 import { HttpTransportError } from './httpError';
@@ -226,7 +227,7 @@ function describeNetworkCause(err: unknown): { text: string; code?: string } {
     else if (cause.cause !== undefined) cause = cause.cause;
     else break;
   }
-  return { text: cause instanceof Error ? cause.message : String(cause) };
+  return { text: errorMessage(cause) };
 }
 
 const NETWORK_HINTS: Record<string, string> = {

@@ -9,6 +9,7 @@ export { TransportError };
 import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { errorMessage } from '../util/errorMessage';
 import { Emitter, HotEmitter, type Event } from '../util/event';
 import { LineDecoder, TextLineDecoder, encodeMessage } from './framing';
 import { buildChildEnv, getEnv, planSpawn, type EnvOverrides, type SpawnPlan } from './spawn-plan';
@@ -51,7 +52,6 @@ export const DEFAULT_STDERR_TAIL_LINES = 20;
  * escaped the process group may hold them) before they are destroyed and the close completes.
  */
 export const STDIO_DRAIN_TIMEOUT_MS = 2000;
-
 
 /** start() failed: the process could not be spawned. */
 export class TransportStartError extends TransportError {
@@ -651,10 +651,6 @@ function errnoCode(err: unknown): string | undefined {
     return (err as { code: string }).code;
   }
   return undefined;
-}
-
-function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 function hasDirPart(command: string): boolean {

@@ -37,6 +37,7 @@ import {
 } from './httpShared';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
 import { oversizeNotice } from './framing';
+import { errorMessage } from '../util/errorMessage';
 
 type RequestId = string | number;
 type Phase = 'new' | 'open' | 'closing' | 'closed';
@@ -96,6 +97,7 @@ export class StreamableHttpTransport implements Transport {
   private phase: Phase = 'new';
   private sessionId: string | undefined;
   private protocolVersion: string | undefined;
+  private modern = false;
   /** Headers of every POST; rebuilt when the session or version changes, shared otherwise. */
   private postHeaders: Record<string, string>;
   /** The client's initialize request, replayed when the session expires. */
@@ -139,8 +141,10 @@ export class StreamableHttpTransport implements Transport {
     return Promise.resolve();
   }
 
-  setProtocolVersion(version: string): void {
+  setProtocolVersion(version: string | undefined): void {
     this.protocolVersion = version;
+    // 2026-07-28 and later mirror the method and name into headers and answer errors with 4xx.
+    this.modern = version !== undefined && version >= '2026-07-28';
     this.postHeaders = this.buildPostHeaders();
   }
 
@@ -184,7 +188,8 @@ export class StreamableHttpTransport implements Transport {
     this.inFlight.add(request);
     let res: Response;
     try {
-      res = await fetchWithAuth(this.o, 'POST', this.o.href, this.postHeaders, body, request.signal);
+      const headers = this.modern ? { ...this.postHeaders, ...mirroredHeaders(message) } : this.postHeaders;
+      res = await fetchWithAuth(this.o, 'POST', this.o.href, headers, body, request.signal);
     } catch (err) {
       this.inFlight.delete(request);
       if (isNetworkError(err)) this.postFailedOnNetwork(err as HttpTransportError);
@@ -211,6 +216,8 @@ export class StreamableHttpTransport implements Transport {
         await this.renewSession(sentSession);
         return this.post(message, body, false);
       }
+      // A modern server answers -32022, -32021, -32020 and unknown methods with 4xx and a JSON-RPC error.
+      if (this.modern && status >= 400 && status < 500 && (await this.deliverErrorAnswer(message, res))) return;
       throw await statusError(this.o, 'POST', res, describeMessage(message));
     } finally {
       if (!streaming) this.inFlight.delete(request);
@@ -264,6 +271,23 @@ export class StreamableHttpTransport implements Transport {
     }
     this.messageEmitter.fire(value);
     return false;
+  }
+
+  /** A 4xx whose body is the JSON-RPC error answering this request: delivered as that answer. */
+  private async deliverErrorAnswer(message: unknown, res: Response): Promise<boolean> {
+    const ids = requestIds(message);
+    if (ids.length !== 1 || !/json/i.test(res.headers.get('content-type') ?? '')) return false;
+    let value: unknown;
+    try {
+      value = JSON.parse(await res.clone().text());
+    } catch {
+      return false;
+    }
+    const answer = value as { id?: unknown; error?: unknown };
+    if (answer === null || typeof answer !== 'object' || answer.id !== ids[0] || typeof answer.error !== 'object') return false;
+    await drain(res);
+    this.messageEmitter.fire(value);
+    return true;
   }
 
   private oversize(message: unknown, bytes: number): HttpTransportError {
@@ -482,7 +506,7 @@ export class StreamableHttpTransport implements Transport {
         res = await fetchWithAuth(this.o, 'GET', this.o.href, this.getHeaders(state.lastEventId), undefined, state.signal);
       } catch (err) {
         if (this.stopped(state)) return;
-        problem = `GET failed: ${err instanceof HttpTransportError ? err.detail : errorText(err)}`;
+        problem = `GET failed: ${err instanceof HttpTransportError ? err.detail : errorMessage(err)}`;
         network = isNetworkError(err);
         if (!(err instanceof HttpTransportError)) {
           // Authorization that needs a person: no point retrying on our own.
@@ -632,7 +656,7 @@ export class StreamableHttpTransport implements Transport {
         await drain(res);
         if (!res.ok && res.status !== 405) this.logEmitter.fire(`${this.o.label}: ending the session: DELETE answered HTTP ${res.status}`);
       } catch (err) {
-        if (!controller.signal.aborted) this.logEmitter.fire(`${this.o.label}: could not end the session: ${errorText(err)}`);
+        if (!controller.signal.aborted) this.logEmitter.fire(`${this.o.label}: could not end the session: ${errorMessage(err)}`);
       } finally {
         clearTimeout(timer);
       }
@@ -654,7 +678,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   private internalError(err: unknown): void {
-    this.warningEmitter.fire({ message: `internal error in the HTTP transport: ${errorText(err)}` });
+    this.warningEmitter.fire({ message: `internal error in the HTTP transport: ${errorMessage(err)}` });
   }
 
   private disposeEmitters(): void {
@@ -694,6 +718,23 @@ function isMethod(message: unknown, method: string): boolean {
   return typeof message === 'object' && message !== null && (message as { method?: unknown }).method === method;
 }
 
+/** Mcp-Method and Mcp-Name (transports/streamable-http.mdx, Standard Request Headers). */
+function mirroredHeaders(message: unknown): Record<string, string> {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return {};
+  const { method, params } = message as { method?: unknown; params?: { name?: unknown; uri?: unknown } };
+  if (typeof method !== 'string') return {};
+  const headers: Record<string, string> = { 'mcp-method': method };
+  const name = method === 'resources/read' ? params?.uri : method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
+  if (typeof name === 'string') headers['mcp-name'] = headerValue(name);
+  return headers;
+}
+
+/** Plain visible ASCII as is; anything else (or the sentinel itself) as =?base64?…?=. */
+function headerValue(value: string): string {
+  const plain = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
 /** The ids of the requests in a message (one request, or a batch). */
 function requestIds(message: unknown): RequestId[] {
   const ids: RequestId[] = [];
@@ -726,6 +767,3 @@ function describeMessage(message: unknown): string {
   return 'a response';
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

@@ -53,8 +53,10 @@ export interface Transport {
   /**
    * Told the negotiated protocol version once the handshake is done (HTTP transports send
    * it as the MCP-Protocol-Version header on every later request). Optional: stdio ignores it.
+   * The modern era sets it before its first request; undefined takes it back (the era probe
+   * failed and `initialize` goes out without one).
    */
-  setProtocolVersion?(version: string): void;
+  setProtocolVersion?(version: string | undefined): void;
 }
 
 /** An error from the transport; `code` is a Node errno code ('ENOENT', 'EACCES', 'EPIPE', ...) or 'ECLOSED'. */

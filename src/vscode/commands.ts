@@ -4,6 +4,7 @@ import type { HostController } from './hostController';
 import { stateLabel, type TreeNode } from './serverTree';
 import { WORKSPACE_CONFIG_PATH } from './configLoader';
 import { usageServices } from './services';
+import { Commands } from './commandIds';
 
 /** Lets a command take a tree node, a server name (from tests or keybindings), or nothing (then asks). */
 async function pickServer(
@@ -34,19 +35,19 @@ async function pickServer(
 export function registerLifecycleCommands(controller: HostController, treeRefresh: () => void): vscode.Disposable[] {
   const { registry } = controller;
   return [
-    vscode.commands.registerCommand('mcpHost.startServer', async (arg?: unknown) => {
+    vscode.commands.registerCommand(Commands.startServer, async (arg?: unknown) => {
       const server = await pickServer(controller, arg, 'Start which server?', (s) => s.state.kind !== 'running');
       await server?.start();
     }),
-    vscode.commands.registerCommand('mcpHost.stopServer', async (arg?: unknown) => {
+    vscode.commands.registerCommand(Commands.stopServer, async (arg?: unknown) => {
       const server = await pickServer(controller, arg, 'Stop which server?', (s) => s.state.kind === 'running' || s.state.kind === 'starting' || s.state.kind === 'stopping' || (s.state.kind === 'error' && !!s.state.retryAt));
       await server?.stop();
     }),
-    vscode.commands.registerCommand('mcpHost.restartServer', async (arg?: unknown) => {
+    vscode.commands.registerCommand(Commands.restartServer, async (arg?: unknown) => {
       const server = await pickServer(controller, arg, 'Restart which server?');
       await server?.restart();
     }),
-    vscode.commands.registerCommand('mcpHost.signIn', async (arg?: unknown) => {
+    vscode.commands.registerCommand(Commands.signIn, async (arg?: unknown) => {
       const server = await pickServer(controller, arg, 'Sign in to which server?', (s) => s.canSignIn);
       if (!server) return;
       if (!server.canSignIn) {
@@ -55,25 +56,25 @@ export function registerLifecycleCommands(controller: HostController, treeRefres
       }
       await server.signIn();
     }),
-    vscode.commands.registerCommand('mcpHost.signOut', async (arg?: unknown) => {
+    vscode.commands.registerCommand(Commands.signOut, async (arg?: unknown) => {
       const server = await pickServer(controller, arg, 'Sign out of which server?', (s) => s.canSignIn);
       if (!server?.canSignIn) return;
       await server.signOut();
       void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: signed out of "{0}"; its tokens were forgotten.', server.name));
     }),
-    vscode.commands.registerCommand('mcpHost.startAll', () => registry.startAll()),
-    vscode.commands.registerCommand('mcpHost.stopAll', () => registry.stopAll()),
-    vscode.commands.registerCommand('mcpHost.showLogs', async (arg?: unknown) => {
+    vscode.commands.registerCommand(Commands.startAll, () => registry.startAll()),
+    vscode.commands.registerCommand(Commands.stopAll, () => registry.stopAll()),
+    vscode.commands.registerCommand(Commands.showLogs, async (arg?: unknown) => {
       const server = await pickServer(controller, arg, 'Show the log of which server?');
       if (server) controller.channelFor(server).show(true);
     }),
-    vscode.commands.registerCommand('mcpHost.refresh', async () => {
+    vscode.commands.registerCommand(Commands.refresh, async () => {
       await controller.reload();
       // Refresh is also how a person says "try again" after fixing a cause (e.g. installing a command).
       await Promise.allSettled(registry.servers.filter((s) => s.state.kind === 'error' && !s.state.retryAt).map((s) => s.start()));
       treeRefresh();
     }),
-    vscode.commands.registerCommand('mcpHost.openConfiguration', async (arg?: unknown) => {
+    vscode.commands.registerCommand(Commands.openConfiguration, async (arg?: unknown) => {
       const server = arg && typeof arg === 'object' && 'server' in arg ? (arg as TreeNode).server : undefined;
       if (server?.source.kind === 'user') {
         await vscode.commands.executeCommand('workbench.action.openSettingsJson');
@@ -86,7 +87,7 @@ export function registerLifecycleCommands(controller: HostController, treeRefres
           await vscode.commands.executeCommand('workbench.action.openSettings', 'mcpHost.servers');
           return;
         }
-        const folder = folders.length === 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: 'Open the MCP configuration of which folder?' });
+        const folder = folders.length === 1 ? folders[0] : await vscode.window.showWorkspaceFolderPick({ placeHolder: vscode.l10n.t('Open the MCP configuration of which folder?') });
         if (!folder) return;
         uri = vscode.Uri.joinPath(folder.uri, WORKSPACE_CONFIG_PATH);
         try {

@@ -6,6 +6,7 @@ import type { HostController } from './hostController';
 import { WORKSPACE_CONFIG_PATH, readIfExists } from './configLoader';
 import { usageServices } from './services';
 import { splitCommandLine, suggestNameFromCommand } from '../host/commandLine';
+import { Commands } from './commandIds';
 
 /** A server entry as written to mcp.json. */
 type ServerJson = Record<string, unknown>;
@@ -61,10 +62,10 @@ async function pickFolder(placeHolder: string): Promise<vscode.WorkspaceFolder |
 
 export function registerConfigCommands(controller: HostController, context: vscode.ExtensionContext): vscode.Disposable[] {
   return [
-    vscode.commands.registerCommand('mcpHost.addServer', () => addServer(controller)),
-    vscode.commands.registerCommand('mcpHost.importServers', () => importServers(controller, context)),
-    vscode.commands.registerCommand('mcpHost.editInput', () => editInput(controller, context)),
-    vscode.commands.registerCommand('mcpHost.forgetInputs', async () => {
+    vscode.commands.registerCommand(Commands.addServer, () => addServer(controller)),
+    vscode.commands.registerCommand(Commands.importServers, () => importServers(controller, context)),
+    vscode.commands.registerCommand(Commands.editInput, () => editInput(controller, context)),
+    vscode.commands.registerCommand(Commands.forgetInputs, async () => {
       const count = await controller.forgetInputs();
       void vscode.window.showInformationMessage(
         count === 1
@@ -79,14 +80,14 @@ export function registerConfigCommands(controller: HostController, context: vsco
 /** A guided flow that writes a new server to mcp.json (or the user settings) and starts it. */
 async function addServer(controller: HostController): Promise<string | undefined> {
   const prompter = usageServices.prompter;
-  const title = 'Add MCP Server';
+  const title = vscode.l10n.t('Add MCP Server');
   const kind = await prompter.pick(
     [
       { label: '$(package) npm package', description: 'started with npx', launcher: 'npm' as const },
       { label: '$(symbol-misc) Python package', description: 'started with uvx', launcher: 'pypi' as const },
       { label: '$(terminal) Command', description: 'any program that speaks MCP on stdin/stdout', launcher: 'command' as const },
     ],
-    { key: 'addServer.launcher', title: `${title} (1/4)`, placeHolder: 'How is the server started?' },
+    { key: 'addServer.launcher', title: `${title} (1/4)`, placeHolder: vscode.l10n.t('How is the server started?') },
   );
   if (!kind) return undefined;
   let server: ServerJson;
@@ -120,7 +121,7 @@ async function addServer(controller: HostController): Promise<string | undefined
       ...(vscode.workspace.workspaceFolders ?? []).map((f) => ({ label: `$(folder) ${f.name}`, description: `${f.name}/${WORKSPACE_CONFIG_PATH}`, folder: f })),
       { label: '$(account) User settings', description: 'mcpHost.servers: in every workspace', folder: undefined },
     ],
-    { key: 'addServer.target', title: `${title} (3/4)`, placeHolder: 'Where should the server be configured?' },
+    { key: 'addServer.target', title: `${title} (3/4)`, placeHolder: vscode.l10n.t('Where should the server be configured?') },
   );
   if (!target) return undefined;
   const taken = target.folder ? await existingNames(target.folder.uri) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
@@ -171,8 +172,8 @@ async function importServers(controller: HostController, context: vscode.Extensi
   }
   const picked = await prompter.pickMany(candidates, {
     key: 'import.servers',
-    title: 'Import MCP Servers',
-    placeHolder: 'Servers to copy into .vscode/mcp.json',
+    title: vscode.l10n.t('Import MCP Servers'),
+    placeHolder: vscode.l10n.t('Servers to copy into .vscode/mcp.json'),
     selected: candidates,
   });
   if (!picked || picked.length === 0) return [];
@@ -208,7 +209,7 @@ async function editInput(controller: HostController, context: vscode.ExtensionCo
   }
   const picked = await prompter.pick(
     declared.map((d) => ({ label: d.input.id, description: d.input.description, detail: d.file, entry: d })),
-    { key: 'editInput.pick', placeHolder: 'Change which input value?' },
+    { key: 'editInput.pick', placeHolder: vscode.l10n.t('Change which input value?') },
   );
   if (!picked) return undefined;
   const { file, input } = picked.entry;

@@ -6,11 +6,10 @@ import type { InputResolver } from '../host/variables';
 import type { ClientRequestHandlers } from '../protocol/client';
 import type { LoggingLevel } from '../protocol/schemas';
 import type { Logger } from '../util/logger';
+import { VERSION } from '../version';
 import { ConfigLoader, startSetting } from './configLoader';
 import { usageServices } from './services';
 import { createServerAuthorization } from './signIn';
-
-export const EXTENSION_VERSION = '0.1.0';
 
 /**
  * Owns the registry and everything per server that lives in the editor: log
@@ -86,7 +85,7 @@ export class HostController implements vscode.Disposable {
     const config = () => vscode.workspace.getConfiguration('mcpHost');
     const logger = this.teeLogger(entry.id, channel);
     return {
-      clientInfo: { name: 'mcp-host-vscode', title: 'MCP Host for VS Code', version: EXTENSION_VERSION },
+      clientInfo: { name: 'mcp-host-vscode', title: 'MCP Host for VS Code', version: VERSION },
       logger,
       authorization: (server) => createServerAuthorization(this.context.secrets, server, server.log ?? logger),
       traceEnabled: () => channel.logLevel === vscode.LogLevel.Trace,

@@ -3,6 +3,7 @@ import type { ServerRegistry } from '../host/registry';
 import type { ServerConnection, ServerState } from '../host/serverConnection';
 import { withoutCredentials } from '../host/transportFactory';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/schemas';
+import { Commands } from './commandIds';
 
 export type CategoryKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
 
@@ -14,7 +15,29 @@ export type TreeNode =
   | { kind: 'resource'; server: ServerConnection; resource: Resource }
   | { kind: 'resourceTemplate'; server: ServerConnection; template: ResourceTemplate }
   | { kind: 'prompt'; server: ServerConnection; prompt: Prompt }
-  | { kind: 'message'; server: ServerConnection; message: string };
+  | { kind: 'message'; server: ServerConnection; message: string }
+  | { kind: 'tasks'; server: ServerConnection }
+  | { kind: 'task'; server: ServerConnection; task: TaskRow };
+
+/** A task run by hand, as the tree shows it (usage/tools/taskList.ts keeps them). */
+export interface TaskRow {
+  readonly key: string;
+  readonly tool: string;
+  taskId?: string;
+  /** A task status (working, input_required, completed, failed, cancelled), or starting. */
+  status: string;
+  statusMessage?: string;
+  readonly startedAt: number;
+  endedAt?: number;
+  running: boolean;
+  hasResult: boolean;
+}
+
+/** Where the tree finds each server's tasks, and hears that they changed. */
+export interface TaskTreeSource {
+  readonly onDidChange: vscode.Event<ServerConnection>;
+  tasksOf(server: ServerConnection): readonly TaskRow[];
+}
 
 /** A function, so the words are looked up in the display language once l10n has loaded. */
 const CATEGORY_LABEL: Record<CategoryKind, () => string> = {
@@ -48,7 +71,11 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
   private readonly serverNodes = new WeakMap<ServerConnection, Extract<TreeNode, { kind: 'server' }>>();
   readonly onDidChangeTreeData = this.changeEmitter.event;
 
-  constructor(private readonly registry: ServerRegistry) {
+  constructor(
+    private readonly registry: ServerRegistry,
+    private readonly tasks?: TaskTreeSource,
+  ) {
+    if (tasks) this.disposables.push(tasks.onDidChange((server) => this.refresh(server)));
     this.disposables.push(
       registry.onDidChangeServers(() => this.refresh()),
       registry.onDidChangeState(({ server }) => this.refresh(server)),
@@ -100,9 +127,12 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
       if (state.capabilities.resources) categories.push('resources');
       if (lists.resourceTemplates.length > 0) categories.push('resourceTemplates');
       if (state.capabilities.prompts && (lists.prompts.length > 0 || lists.errors.prompts)) categories.push('prompts');
-      if (categories.length === 0) return [{ kind: 'message', server, message: vscode.l10n.t('This server offers no tools, resources or prompts.') }];
-      return categories.map((category) => ({ kind: 'category', server, category }));
+      const hasTasks = (this.tasks?.tasksOf(server).length ?? 0) > 0;
+      const taskNode: TreeNode[] = hasTasks ? [{ kind: 'tasks', server }] : [];
+      if (categories.length === 0) return [{ kind: 'message', server, message: vscode.l10n.t('This server offers no tools, resources or prompts.') }, ...taskNode];
+      return [...categories.map((category): TreeNode => ({ kind: 'category', server, category })), ...taskNode];
     }
+    if (node.kind === 'tasks') return (this.tasks?.tasksOf(server) ?? []).map((task) => ({ kind: 'task', server, task }));
     if (node.kind === 'category') {
       const lists = server.lists;
       const error = lists.errors[node.category];
@@ -127,7 +157,10 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         return undefined;
       case 'category':
       case 'message':
+      case 'tasks':
         return this.serverNode(node.server);
+      case 'task':
+        return { kind: 'tasks', server: node.server };
       case 'tool':
         return { kind: 'category', server: node.server, category: 'tools' };
       case 'resource':
@@ -172,7 +205,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         item.tooltip = markdown([`**${resource.name}**`, `\`${resource.uri}\``, resource.mimeType ? `Type: ${resource.mimeType}` : '', resource.description ?? '']);
         item.iconPath = new vscode.ThemeIcon(resource.mimeType?.startsWith('image/') ? 'file-media' : 'file');
         item.contextValue = 'mcpHost.resource';
-        item.command = { command: 'mcpHost.readResource', title: 'Read Resource', arguments: [node] };
+        item.command = { command: Commands.readResource, title: vscode.l10n.t('Read Resource'), arguments: [node] };
         return item;
       }
       case 'resourceTemplate': {
@@ -183,7 +216,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         item.tooltip = markdown([`**${template.name}**`, `\`${template.uriTemplate}\``, template.description ?? '']);
         item.iconPath = new vscode.ThemeIcon('file-code');
         item.contextValue = 'mcpHost.resourceTemplate';
-        item.command = { command: 'mcpHost.readResource', title: 'Read Resource', arguments: [node] };
+        item.command = { command: Commands.readResource, title: vscode.l10n.t('Read Resource'), arguments: [node] };
         return item;
       }
       case 'prompt': {
@@ -195,7 +228,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         item.tooltip = markdown([`**${prompt.name}**`, prompt.description ?? '', args.length ? `Arguments:\n${args.join('\n')}` : '']);
         item.iconPath = new vscode.ThemeIcon('comment-discussion');
         item.contextValue = 'mcpHost.prompt';
-        item.command = { command: 'mcpHost.getPrompt', title: 'Get Prompt', arguments: [node] };
+        item.command = { command: Commands.getPrompt, title: vscode.l10n.t('Get Prompt'), arguments: [node] };
         return item;
       }
       case 'message': {
@@ -203,6 +236,10 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         item.iconPath = new vscode.ThemeIcon('info');
         return item;
       }
+      case 'tasks':
+        return tasksItem(node.server, this.tasks?.tasksOf(node.server) ?? []);
+      case 'task':
+        return taskItem(node.server, node.task);
     }
   }
 
@@ -211,6 +248,33 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     for (const d of this.disposables) d.dispose();
     this.changeEmitter.dispose();
   }
+}
+
+function tasksItem(server: ServerConnection, rows: readonly TaskRow[]): vscode.TreeItem {
+  const item = new vscode.TreeItem(vscode.l10n.t('Tasks'), vscode.TreeItemCollapsibleState.Expanded);
+  item.id = `${server.id}/tasks`;
+  const running = rows.filter((r) => r.running).length;
+  item.description = running ? vscode.l10n.t('{0} running', running) : String(rows.length);
+  item.iconPath = new vscode.ThemeIcon('tasklist');
+  item.contextValue = 'mcpHost.tasks';
+  return item;
+}
+
+const TASK_ICON: Record<string, string> = { working: 'loading~spin', starting: 'loading~spin', input_required: 'bell', completed: 'pass', failed: 'error', cancelled: 'circle-slash' };
+
+/** One task: its tool, status and start time; Cancel while it runs, Show Result once it ended. */
+function taskItem(server: ServerConnection, row: TaskRow): vscode.TreeItem {
+  const item = new vscode.TreeItem(row.tool, vscode.TreeItemCollapsibleState.None);
+  item.id = `${server.id}/task/${row.key}`;
+  const started = new Date(row.startedAt).toLocaleTimeString();
+  item.description = [row.status.replace('_', ' '), firstLine(row.statusMessage), started].filter(Boolean).join(' · ');
+  item.iconPath = new vscode.ThemeIcon(TASK_ICON[row.status] ?? 'circle-outline');
+  item.contextValue = row.running ? 'mcpHost.task.running' : 'mcpHost.task.done';
+  const lines = [`**${row.tool}** — ${row.status}`, row.statusMessage ?? '', row.taskId ? `Task: \`${row.taskId}\`` : '', `Started: ${new Date(row.startedAt).toLocaleString()}`];
+  if (row.endedAt) lines.push(`Ended: ${new Date(row.endedAt).toLocaleString()}`);
+  item.tooltip = markdown(lines.map((line) => server.redact(line)));
+  if (row.hasResult) item.command = { command: Commands.showTaskResult, title: vscode.l10n.t('Show Result'), arguments: [{ kind: 'task', server, task: row }] };
+  return item;
 }
 
 /** A short word for a state, used as the item description and in tests. */
@@ -266,7 +330,7 @@ function serverItem(server: ServerConnection): vscode.TreeItem {
     case 'needs-sign-in':
       item.description = stateLabel(state);
       item.iconPath = new vscode.ThemeIcon('account', new vscode.ThemeColor('notificationsWarningIcon.foreground'));
-      item.command = { command: 'mcpHost.signIn', title: 'Sign In', arguments: [server.id] };
+      item.command = { command: Commands.signIn, title: vscode.l10n.t('Sign In'), arguments: [server.id] };
       break;
   }
   // The description and tooltip show error text, stderr lines and the command line: never a secret.
@@ -280,7 +344,7 @@ export function serverTooltip(server: ServerConnection): vscode.MarkdownString {
   const lines: string[] = [`**${server.name}** — ${stateLabel(state)}`];
   if (state.kind === 'running') {
     lines.push(`Server: ${state.serverInfo.title ?? state.serverInfo.name} ${state.serverInfo.version}`);
-    lines.push(`Protocol: ${state.protocolVersion}`);
+    lines.push(`Protocol: ${state.protocolVersion} (${state.era === 'modern' ? 'modern era: server/discover' : 'legacy era: initialize'})`);
     const caps = Object.keys(state.capabilities);
     lines.push(`Capabilities: ${caps.length ? caps.join(', ') : 'none'}`);
     if (state.pid) lines.push(`Process: ${state.pid}`);

@@ -24,14 +24,15 @@ function secretStorageStore(secrets: vscode.SecretStorage): SecretStore {
 function vscodeInteraction(): AuthorizationInteraction {
   return {
     async confirmSignIn({ serverName, authorizationServer, scopes }) {
-      const scopeText = scopes.length > 0 ? ` for the scopes ${scopes.map((s) => `"${s}"`).join(', ')}` : '';
+      const scopeText = scopes.length > 0 ? vscode.l10n.t(' for the scopes {0}', scopes.map((s) => `"${s}"`).join(', ')) : '';
+      const signIn = vscode.l10n.t('Sign In');
       const answer = await usageServices.prompter.message(
         'info',
-        `MCP server "${serverName}" wants you to sign in at ${hostOf(authorizationServer)}${scopeText}.`,
-        { key: 'signin.confirm', modal: true, detail: 'Your browser opens the sign-in page. The token is kept in VS Code\'s secret storage and sent only to this server.' },
-        'Sign In',
+        vscode.l10n.t('MCP server "{0}" wants you to sign in at {1}{2}.', serverName, hostOf(authorizationServer), scopeText),
+        { key: 'signin.confirm', modal: true, detail: vscode.l10n.t("Your browser opens the sign-in page. The token is kept in VS Code's secret storage and sent only to this server.") },
+        signIn,
       );
-      return answer === 'Sign In';
+      return answer === signIn;
     },
     async openBrowser(url) {
       const opened = await usageServices.prompter.openExternal(vscode.Uri.parse(url.href, true));

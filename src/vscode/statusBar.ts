@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import type { ServerRegistry } from '../host/registry';
+import { ViewCommands } from './commandIds';
 
 /** "MCP 3/4" with a warning colour when any server failed; opens the Servers view. */
 export class ServerStatusBar implements vscode.Disposable {
@@ -8,7 +9,7 @@ export class ServerStatusBar implements vscode.Disposable {
 
   constructor(private readonly registry: ServerRegistry) {
     this.item.name = 'MCP Host servers';
-    this.item.command = 'mcpHost.servers.focus';
+    this.item.command = ViewCommands.focusServers;
     this.disposables.push(registry.onDidChangeServers(() => this.update()), registry.onDidChangeState(() => this.update()));
     this.update();
   }

@@ -50,9 +50,11 @@ describe('Streamable HTTP transport against fault fixtures', () => {
         assert.match(text(asked), /file:\/\/\/tmp\/project/);
         assert.deepEqual(roots, ['asked']);
         const stats = await server.stats();
-        // initialize carries no version header; every later POST carries the negotiated one.
-        assert.equal(stats.protocolVersionHeaders[0], null);
-        assert.ok(stats.protocolVersionHeaders.slice(1).every((v: string | null) => v === '2025-11-25'), JSON.stringify(stats.protocolVersionHeaders));
+        // The era probe (server/discover) carries the modern version; initialize none; every later POST the negotiated one.
+        assert.equal(stats.methods[0], 'server/discover');
+        assert.equal(stats.protocolVersionHeaders[0], '2026-07-28');
+        assert.equal(stats.protocolVersionHeaders[1], null);
+        assert.ok(stats.protocolVersionHeaders.slice(2).every((v: string | null) => v === '2025-11-25'), JSON.stringify(stats.protocolVersionHeaders));
         assert.equal(stats.sessionsCreated, 1);
         await s.transport.close();
         assert.equal((await server.stats()).deletes, 1);
@@ -313,7 +315,8 @@ describe('legacy HTTP+SSE transport and the fallback', () => {
       );
       assert.equal(text(await s.client.callTool('echo', { text: 'old' })), 'legacy: old');
       const stats = await server.stats();
-      assert.equal(stats.postsToSse, 1);
+      // Two POSTs answered 405: the era probe (server/discover), then initialize.
+      assert.equal(stats.postsToSse, 2);
       assert.equal(stats.gets, 1);
     });
   });

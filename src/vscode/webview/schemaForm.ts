@@ -62,134 +62,163 @@ export function openSchemaForms(): SchemaFormHandle[] {
 /** Opens the form and resolves with the person's answer once they submit, decline or close it. */
 export function showSchemaForm<T = unknown>(options: SchemaFormOptions): Promise<SchemaFormResult<T>> {
   return new Promise<SchemaFormResult<T>>((resolve) => {
-    const panel = vscode.window.createWebviewPanel(
+    const form = new SchemaFormPanel<T>(options, (result) => {
+      openForms.delete(form);
+      resolve(result);
+    });
+    openForms.add(form);
+  });
+}
+
+/** One open form: its panel, the requests tests send to its page, and the person's answer. */
+class SchemaFormPanel<T> implements SchemaFormHandle {
+  readonly title: string;
+  readonly panel: vscode.WebviewPanel;
+  readonly ready: Promise<void>;
+  private markReady: () => void = () => undefined;
+  private readonly disposables: vscode.Disposable[] = [];
+  private readonly checker: ReturnType<typeof compileSchema>;
+  private readonly waiting = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
+  private nextRequest = 1;
+  private settled = false;
+  private issues: FormIssue[] = [];
+
+  constructor(
+    private readonly options: SchemaFormOptions,
+    private readonly onAnswer: (result: SchemaFormResult<T>) => void,
+  ) {
+    this.title = options.title;
+    this.ready = new Promise<void>((r) => (this.markReady = r));
+    this.checker = compileSchema(options.schema);
+    this.panel = vscode.window.createWebviewPanel(
       'mcpHost.schemaForm',
       options.title,
       { viewColumn: options.viewColumn ?? vscode.ViewColumn.Active, preserveFocus: false },
       { ...webviewOptions(), retainContextWhenHidden: true },
     );
-    const disposables: vscode.Disposable[] = [];
-    let settled = false;
-    let lastIssues: FormIssue[] = [];
-    let nextRequest = 1;
-    const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (err: Error) => void }>();
-    let markReady: () => void = () => undefined;
-    const ready = new Promise<void>((r) => (markReady = r));
-    const checker = compileSchema(options.schema);
-
-    const finish = (result: SchemaFormResult<T>) => {
-      if (settled) return;
-      settled = true;
-      openForms.delete(handle);
-      for (const d of disposables) d.dispose();
-      // A press that closed the form (submit, cancel) has done its job; a snapshot has nothing to show.
-      for (const w of waiting.values()) w.resolve(undefined);
-      waiting.clear();
-      resolve(result);
-      panel.dispose();
-    };
-
-    const post = (message: FormToWebview) => panel.webview.postMessage(message);
-    const request = <R>(make: (requestId: number) => FormToWebview): Promise<R> => {
-      const requestId = nextRequest++;
-      return new Promise<R>((res, rej) => {
-        waiting.set(requestId, { resolve: res as (v: unknown) => void, reject: rej });
-        void post(make(requestId));
-      });
-    };
-
-    const check = async (value: unknown): Promise<FormIssue[]> => {
-      const compiled = await checker;
-      let issues: ValidationIssue[] = [];
-      if (compiled.kind === 'ok') issues = compiled.validate(value);
-      else if (options.unusableSchema !== 'allow') issues = [{ path: '', message: `Cannot check the values: ${compiled.message}.` }];
-      const extra = options.validate ? await options.validate(value) : [];
-      return [...issues, ...extra].map(({ path, message }) => ({ path, message }));
-    };
-
-    const handle: SchemaFormHandle = {
-      title: options.title,
-      panel,
-      ready,
-      get lastIssues() {
-        return lastIssues;
-      },
-      snapshot: () => request<FormSnapshot>((requestId) => ({ type: 'snapshot', requestId })),
-      fill: async (path, text) => {
-        await request((requestId) => ({ type: 'fill', requestId, path, text }));
-      },
-      press: async (button) => {
-        await request((requestId) => ({ type: 'press', requestId, button }));
-      },
-    };
-    openForms.add(handle);
-
-    disposables.push(
-      panel.onDidDispose(() => finish({ action: 'cancel' })),
-      panel.webview.onDidReceiveMessage(async (message: FormFromWebview) => {
-        switch (message.type) {
-          case 'ready': {
-            const compiled = await checker;
-            let warning = options.warning;
-            if (compiled.kind !== 'ok') {
-              const text =
-                options.unusableSchema === 'allow'
-                  ? `The values cannot be checked before sending: ${compiled.message}.`
-                  : `This form cannot be checked: ${compiled.message}.`;
-              warning = warning ? `${warning}\n${text}` : text;
-            }
-            const init: SchemaFormInit = {
-              title: options.title,
-              description: options.description,
-              subtitle: options.subtitle,
-              schema: options.schema,
-              initial: options.initial,
-              submitLabel: options.submitLabel ?? 'Submit',
-              declineLabel: options.declineLabel,
-              cancelLabel: options.cancelLabel ?? 'Cancel',
-              warning,
-              startInJson: options.startInJson,
-            };
-            void post({ type: 'init', init });
-            markReady();
-            return;
-          }
-          case 'validate': {
-            lastIssues = await check(message.value);
-            void post({ type: 'issues', requestId: message.requestId, issues: lastIssues });
-            return;
-          }
-          case 'submit': {
-            lastIssues = await check(message.value);
-            if (lastIssues.length > 0) {
-              void post({ type: 'issues', requestId: message.requestId, issues: lastIssues });
-              return;
-            }
-            finish({ action: 'accept', value: message.value as T });
-            return;
-          }
-          case 'decline':
-            finish({ action: 'decline' });
-            return;
-          case 'cancel':
-            finish({ action: 'cancel' });
-            return;
-          case 'snapshot':
-          case 'done': {
-            const w = waiting.get(message.requestId);
-            waiting.delete(message.requestId);
-            if (!w) return;
-            if (message.type === 'snapshot') w.resolve(message.snapshot);
-            else if (message.error) w.reject(new Error(message.error));
-            else w.resolve(undefined);
-            return;
-          }
-        }
-      }),
+    this.disposables.push(
+      this.panel.onDidDispose(() => this.finish({ action: 'cancel' })),
+      this.panel.webview.onDidReceiveMessage((message: FormFromWebview) => void this.handleMessage(message)),
     );
-    if (options.token) disposables.push(options.token.onCancellationRequested(() => finish({ action: 'cancel' })));
+    if (options.token) this.disposables.push(options.token.onCancellationRequested(() => this.finish({ action: 'cancel' })));
     let started = false;
-    void ready.then(() => (started = true));
-    disposables.push(loadWebview(panel, { title: options.title, script: 'schemaForm.js' }, () => started));
-  });
+    void this.ready.then(() => (started = true));
+    this.disposables.push(loadWebview(this.panel, { title: options.title, script: 'schemaForm.js' }, () => started));
+  }
+
+  get lastIssues(): readonly FormIssue[] {
+    return this.issues;
+  }
+
+  snapshot(): Promise<FormSnapshot> {
+    return this.request<FormSnapshot>((requestId) => ({ type: 'snapshot', requestId }));
+  }
+
+  async fill(path: string, text: string): Promise<void> {
+    await this.request((requestId) => ({ type: 'fill', requestId, path, text }));
+  }
+
+  async press(button: 'submit' | 'cancel' | 'decline' | 'json'): Promise<void> {
+    await this.request((requestId) => ({ type: 'press', requestId, button }));
+  }
+
+  private finish(result: SchemaFormResult<T>): void {
+    if (this.settled) return;
+    this.settled = true;
+    for (const d of this.disposables) d.dispose();
+    // A press that closed the form (submit, cancel) has done its job; a snapshot has nothing to show.
+    for (const w of this.waiting.values()) w.resolve(undefined);
+    this.waiting.clear();
+    this.onAnswer(result);
+    this.panel.dispose();
+  }
+
+  private post(message: FormToWebview): Thenable<boolean> {
+    return this.panel.webview.postMessage(message);
+  }
+
+  /** A request to the page, answered by its `snapshot` or `done` message with the same id. */
+  private request<R>(make: (requestId: number) => FormToWebview): Promise<R> {
+    const requestId = this.nextRequest++;
+    return new Promise<R>((resolve, reject) => {
+      this.waiting.set(requestId, { resolve: resolve as (v: unknown) => void, reject });
+      void this.post(make(requestId));
+    });
+  }
+
+  /** The schema's issues (Ajv, here in the extension host) and the caller's own checks. */
+  private async check(value: unknown): Promise<FormIssue[]> {
+    const compiled = await this.checker;
+    let issues: ValidationIssue[] = [];
+    if (compiled.kind === 'ok') issues = compiled.validate(value);
+    else if (this.options.unusableSchema !== 'allow') issues = [{ path: '', message: vscode.l10n.t('Cannot check the values: {0}.', compiled.message) }];
+    const extra = this.options.validate ? await this.options.validate(value) : [];
+    return [...issues, ...extra].map(({ path, message }) => ({ path, message }));
+  }
+
+  private async handleMessage(message: FormFromWebview): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        void this.post({ type: 'init', init: await this.initMessage() });
+        this.markReady();
+        return;
+      case 'validate':
+        this.issues = await this.check(message.value);
+        void this.post({ type: 'issues', requestId: message.requestId, issues: this.issues });
+        return;
+      case 'submit':
+        this.issues = await this.check(message.value);
+        if (this.issues.length > 0) {
+          void this.post({ type: 'issues', requestId: message.requestId, issues: this.issues });
+          return;
+        }
+        this.finish({ action: 'accept', value: message.value as T });
+        return;
+      case 'decline':
+        this.finish({ action: 'decline' });
+        return;
+      case 'cancel':
+        this.finish({ action: 'cancel' });
+        return;
+      case 'snapshot':
+      case 'done':
+        this.answerRequest(message);
+        return;
+    }
+  }
+
+  private answerRequest(message: Extract<FormFromWebview, { type: 'snapshot' | 'done' }>): void {
+    const w = this.waiting.get(message.requestId);
+    this.waiting.delete(message.requestId);
+    if (!w) return;
+    if (message.type === 'snapshot') w.resolve(message.snapshot);
+    else if (message.error) w.reject(new Error(message.error));
+    else w.resolve(undefined);
+  }
+
+  /** What the page builds the form from; says so when the values cannot be checked. */
+  private async initMessage(): Promise<SchemaFormInit> {
+    const options = this.options;
+    const compiled = await this.checker;
+    let warning = options.warning;
+    if (compiled.kind !== 'ok') {
+      const text =
+        options.unusableSchema === 'allow'
+          ? vscode.l10n.t('The values cannot be checked before sending: {0}.', compiled.message)
+          : vscode.l10n.t('This form cannot be checked: {0}.', compiled.message);
+      warning = warning ? `${warning}\n${text}` : text;
+    }
+    return {
+      title: options.title,
+      description: options.description,
+      subtitle: options.subtitle,
+      schema: options.schema,
+      initial: options.initial,
+      submitLabel: options.submitLabel ?? vscode.l10n.t('Submit'),
+      declineLabel: options.declineLabel,
+      cancelLabel: options.cancelLabel ?? vscode.l10n.t('Cancel'),
+      warning,
+      startInJson: options.startInJson,
+    };
+  }
 }

@@ -2,6 +2,7 @@
 // Runs in the extension host only: Ajv compiles schemas with `new Function`, which a webview's
 // CSP forbids. Ajv is loaded on first use, so activation does not pay for it.
 import type { ErrorObject, ValidateFunction } from 'ajv';
+import { errorMessage } from '../../util/errorMessage';
 
 /** One problem with a value, located by a JSON Pointer into the value ('' = the whole value). */
 export interface ValidationIssue {
@@ -107,7 +108,7 @@ async function compileUncached(schema: unknown): Promise<SchemaCheck> {
   try {
     validate = ajv.compile(schema);
   } catch (err) {
-    return { kind: 'invalid', dialect, message: err instanceof Error ? err.message : String(err) };
+    return { kind: 'invalid', dialect, message: errorMessage(err) };
   }
   return {
     kind: 'ok',

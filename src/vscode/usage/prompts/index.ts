@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ServerConnection } from '../../../host/serverConnection';
 import type { Prompt } from '../../../protocol/schemas';
+import { errorMessage } from '../../../util/errorMessage';
 import type { HostController } from '../../hostController';
 import type { TreeNode } from '../../serverTree';
 import type { PickItem } from '../../prompter';
@@ -8,6 +9,7 @@ import { usageServices } from '../../services';
 import { completionSuggester } from '../resources/completion';
 import { serverByName } from '../resources';
 import { renderPromptResult } from './render';
+import { Commands } from '../../commandIds';
 
 /** Read-only documents of prompt results: `mcp-host-prompt://<server>/<n>/<prompt>.md`. */
 export const PROMPT_SCHEME = 'mcp-host-prompt';
@@ -52,10 +54,10 @@ async function pickPrompt(controller: HostController): Promise<PromptPick | unde
     }
   }
   if (items.length === 0) {
-    void usageServices.prompter.message('info', 'MCP Host: no running server offers prompts.', { key: 'prompt.none' });
+    void usageServices.prompter.message('info', vscode.l10n.t('MCP Host: no running server offers prompts.'), { key: 'prompt.none' });
     return undefined;
   }
-  return usageServices.prompter.pick(items, { key: 'prompt.pick', title: 'Get Prompt', placeHolder: 'A prompt of any running server', matchOnDescription: true, matchOnDetail: true });
+  return usageServices.prompter.pick(items, { key: 'prompt.pick', title: vscode.l10n.t('Get Prompt'), placeHolder: vscode.l10n.t('A prompt of any running server'), matchOnDescription: true, matchOnDetail: true });
 }
 
 /**
@@ -63,9 +65,8 @@ async function pickPrompt(controller: HostController): Promise<PromptPick | unde
  * them; earlier answers go along as context), gets it, and opens the messages as Markdown.
  */
 async function getPrompt(docs: PromptDocuments, server: ServerConnection, prompt: Prompt, preset: Record<string, string> = {}): Promise<vscode.Uri | undefined> {
-  const client = server.client;
-  if (!client) {
-    void usageServices.prompter.message('error', `MCP Host: the server "${server.name}" is not running.`, { key: 'prompt.error' });
+  if (server.state.kind !== 'running') {
+    void usageServices.prompter.message('error', vscode.l10n.t('MCP Host: the server "{0}" is not running.', server.name), { key: 'prompt.error' });
     return undefined;
   }
   const args: Record<string, string> = {};
@@ -90,9 +91,9 @@ async function getPrompt(docs: PromptDocuments, server: ServerConnection, prompt
   for (const [k, v] of Object.entries(preset)) if (!(k in args)) args[k] = v;
   let result;
   try {
-    result = await client.getPrompt(prompt.name, args);
+    result = await server.getPrompt(prompt.name, args);
   } catch (err) {
-    void usageServices.prompter.message('error', `MCP Host: "${server.name}" could not get the prompt ${prompt.name}: ${err instanceof Error ? err.message : String(err)}`, {
+    void usageServices.prompter.message('error', vscode.l10n.t('MCP Host: "{0}" could not get the prompt {1}: {2}', server.name, prompt.name, errorMessage(err)), {
       key: 'prompt.error',
     });
     return undefined;
@@ -115,14 +116,14 @@ export function registerPrompts(controller: HostController): vscode.Disposable[]
   const docs = new PromptDocuments();
   return [
     vscode.workspace.registerTextDocumentContentProvider(PROMPT_SCHEME, docs),
-    vscode.commands.registerCommand('mcpHost.getPrompt', async (arg?: unknown): Promise<vscode.Uri | undefined> => {
+    vscode.commands.registerCommand(Commands.getPrompt, async (arg?: unknown): Promise<vscode.Uri | undefined> => {
       const node = arg as TreeNode | PromptArgument | undefined;
       if (node && typeof node === 'object' && 'kind' in node && node.kind === 'prompt') return getPrompt(docs, node.server, node.prompt);
       if (node && typeof node === 'object' && 'prompt' in node && typeof node.server === 'string' && typeof node.prompt === 'string') {
         const server = serverByName(controller, node.server);
         const prompt = server?.lists.prompts.find((p) => p.name === node.prompt);
         if (!server || !prompt) {
-          void usageServices.prompter.message('error', `MCP Host: no prompt "${node.prompt}" on a server named "${node.server}".`, { key: 'prompt.error' });
+          void usageServices.prompter.message('error', vscode.l10n.t('MCP Host: no prompt "{0}" on a server named "{1}".', node.prompt, node.server), { key: 'prompt.error' });
           return undefined;
         }
         return getPrompt(docs, server, prompt, node.arguments);

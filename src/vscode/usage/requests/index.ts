@@ -1,12 +1,14 @@
 import * as vscode from 'vscode';
+import { errorMessage } from '../../../util/errorMessage';
 import type { HostController } from '../../hostController';
 import { registerPrompts } from '../prompts';
 import { registerResources } from '../resources';
 import { SamplingConsent } from './sampling';
 import { usageServices, usageTestHooks } from '../../services';
+import { Commands, InternalCommands } from '../../commandIds';
 
 /** The command the integration tests call to reach `UsageTestHooks` (registered in test runs only). */
-export const TEST_HOOKS_COMMAND = 'mcpHost.internal.testHooks';
+export const TEST_HOOKS_COMMAND = InternalCommands.usageTestHooks;
 
 /**
  * The editor side of the servers' own requests: roots/list_changed when the workspace folders
@@ -17,16 +19,14 @@ export function registerServerRequests(context: vscode.ExtensionContext, control
   const disposables: vscode.Disposable[] = [
     vscode.workspace.onDidChangeWorkspaceFolders(() => {
       for (const server of controller.registry.servers) {
-        const client = server.client;
-        if (!client) continue;
-        void client.notifyRootsChanged().catch((err: unknown) => server.logger.warn(`Could not send notifications/roots/list_changed: ${err instanceof Error ? err.message : String(err)}`));
+        void server.notifyRootsChanged().catch((err: unknown) => server.logger.warn(`Could not send notifications/roots/list_changed: ${errorMessage(err)}`));
       }
     }),
-    vscode.commands.registerCommand('mcpHost.resetSamplingConsent', async () => {
+    vscode.commands.registerCommand(Commands.resetSamplingConsent, async () => {
       const forgotten = await new SamplingConsent(context.globalState).reset();
       const text = forgotten.length
-        ? `MCP Host: servers will ask again before sampling (forgot: ${forgotten.join(', ')}).`
-        : 'MCP Host: no server was allowed to sample without asking.';
+        ? vscode.l10n.t('MCP Host: servers will ask again before sampling (forgot: {0}).', forgotten.join(', '))
+        : vscode.l10n.t('MCP Host: no server was allowed to sample without asking.');
       void usageServices.prompter.message('info', text, { key: 'sampling.reset' });
       return forgotten;
     }),

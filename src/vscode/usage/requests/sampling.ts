@@ -4,6 +4,7 @@ import type { IncomingRequestContext } from '../../../protocol/connection';
 import type { Logger } from '../../../util/logger';
 import { usageServices } from '../../services';
 import type { SamplingRequest } from './samplingModel';
+import { errorMessage } from '../../../util/errorMessage';
 
 /** The server a request comes from. */
 export interface ServerRef {
@@ -131,7 +132,7 @@ export function createSamplingHandler(server: ServerRef, consent: SamplingConsen
     try {
       answer = await model.send(request, ctx.signal);
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
+      const message = errorMessage(err);
       log().error(`Sampling failed: ${message}`);
       throw new McpError(ErrorCode.InternalError, `Sampling failed: ${message}`);
     }

@@ -1,5 +1,6 @@
 import type { ServerConnection } from '../../../host/serverConnection';
 import type { CompletionReference } from '../../../protocol/schemas';
+import { errorMessage } from '../../../util/errorMessage';
 
 /**
  * Suggestions for one argument of a prompt or resource template from `completion/complete`,
@@ -12,18 +13,17 @@ export function completionSuggester(
   argument: string,
   context: () => Record<string, string>,
 ): ((value: string, signal: AbortSignal) => Promise<readonly string[]>) | undefined {
-  const client = server.client;
-  if (!client || !client.hasCapability('completions')) return undefined;
+  if (!server.hasCapability('completions')) return undefined;
   let warned = false;
   return async (value, signal) => {
     const known = context();
     try {
-      const result = await client.complete(ref, { name: argument, value }, Object.keys(known).length ? { arguments: known } : undefined, { signal, timeoutMs: 10_000 });
+      const result = await server.complete(ref, { name: argument, value }, Object.keys(known).length ? { arguments: known } : undefined, { signal, timeoutMs: 10_000 });
       return result.completion.values.slice(0, 100);
     } catch (err) {
       if (!signal.aborted && !warned) {
         warned = true;
-        server.logger.warn(`completion/complete for "${argument}" failed: ${err instanceof Error ? err.message : String(err)}`);
+        server.logger.warn(`completion/complete for "${argument}" failed: ${errorMessage(err)}`);
       }
       return [];
     }

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerConnection } from '../../../host/serverConnection';
 import { ErrorCode, McpError } from '../../../protocol/errors';
 import type { ResourceContents } from '../../../protocol/schemas';
+import { errorMessage } from '../../../util/errorMessage';
 import { parseResourceDocumentUri, type ResourceAddress } from './resourceUri';
 
 /** One read of a resource, as the document sees it. */
@@ -80,15 +81,14 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
     if (!address) throw vscode.FileSystemError.FileNotFound(uri);
     const server = this.findServer(address.serverName);
     if (!server) throw vscode.FileSystemError.Unavailable(`MCP Host: no server named "${address.serverName}" is configured`);
-    const client = server.client;
-    if (!client) {
+    if (server.state.kind !== 'running') {
       throw vscode.FileSystemError.Unavailable(`MCP Host: the server "${server.name}" is ${server.state.kind}; start it to read ${address.resourceUri}`);
     }
     let contents: ResourceContents[];
     try {
-      contents = (await client.readResource(address.resourceUri)).contents;
+      contents = (await server.readResource(address.resourceUri)).contents;
     } catch (err) {
-      const message = `MCP Host: "${server.name}" could not read ${address.resourceUri}: ${err instanceof Error ? err.message : String(err)}`;
+      const message = `MCP Host: "${server.name}" could not read ${address.resourceUri}: ${errorMessage(err)}`;
       if (err instanceof McpError && err.code === ErrorCode.ResourceNotFound) throw vscode.FileSystemError.FileNotFound(message);
       throw vscode.FileSystemError.Unavailable(message);
     }

@@ -10,6 +10,8 @@ import { languageFor } from './mime';
 import { RESOURCE_SCHEME, parseResourceDocumentUri, resourceDocumentUri } from './resourceUri';
 import { ResourceSubscriptions } from './subscriptions';
 import { fillTemplate } from './templates';
+import { errorMessage } from '../../../util/errorMessage';
+import { Commands, InternalCommands } from '../../commandIds';
 
 export interface ResourcesFeature {
   readonly fs: ResourceFileSystem;
@@ -20,10 +22,6 @@ export interface ResourcesFeature {
 export function serverByName(controller: HostController, name: string): ServerConnection | undefined {
   const servers = controller.registry.servers;
   return servers.find((s) => s.name === name) ?? servers.find((s) => s.name.toLowerCase() === name.toLowerCase());
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }
 
 /**
@@ -42,7 +40,7 @@ export async function openResource(
   try {
     entry = await feature.fs.load(docUri, { fresh: true });
   } catch (err) {
-    void usageServices.prompter.message('error', errorText(err), { key: 'resource.error' });
+    void usageServices.prompter.message('error', errorMessage(err), { key: 'resource.error' });
     return undefined;
   }
   if (entry.kind === 'text') {
@@ -76,10 +74,10 @@ async function pickResource(controller: HostController): Promise<ResourcePick | 
     }
   }
   if (items.length === 0) {
-    void usageServices.prompter.message('info', 'MCP Host: no running server offers resources.', { key: 'resource.none' });
+    void usageServices.prompter.message('info', vscode.l10n.t('MCP Host: no running server offers resources.'), { key: 'resource.none' });
     return undefined;
   }
-  return usageServices.prompter.pick(items, { key: 'resource.pick', title: 'Read Resource', placeHolder: 'A resource or a template of any running server', matchOnDescription: true, matchOnDetail: true });
+  return usageServices.prompter.pick(items, { key: 'resource.pick', title: vscode.l10n.t('Read Resource'), placeHolder: vscode.l10n.t('A resource or a template of any running server'), matchOnDescription: true, matchOnDetail: true });
 }
 
 /** Fills a template, then opens the resource it names. */
@@ -88,7 +86,7 @@ async function openFromTemplate(feature: ResourcesFeature, server: ServerConnect
   try {
     uri = await fillTemplate(server, template, preset);
   } catch (err) {
-    void usageServices.prompter.message('error', `MCP Host: ${errorText(err)}`, { key: 'resource.error' });
+    void usageServices.prompter.message('error', vscode.l10n.t('MCP Host: {0}', errorMessage(err)), { key: 'resource.error' });
     return undefined;
   }
   if (uri === undefined) return undefined;
@@ -122,7 +120,7 @@ export function registerResources(controller: HostController, options: { testMod
     if (isReadArgument(arg)) {
       const server = serverByName(controller, arg.server);
       if (!server) {
-        void usageServices.prompter.message('error', `MCP Host: no server named "${arg.server}".`, { key: 'resource.error' });
+        void usageServices.prompter.message('error', vscode.l10n.t('MCP Host: no server named "{0}".', arg.server), { key: 'resource.error' });
         return undefined;
       }
       if (arg.uriTemplate !== undefined) {
@@ -170,13 +168,13 @@ export function registerResources(controller: HostController, options: { testMod
       isCaseSensitive: true,
       isReadonly: new vscode.MarkdownString('An MCP resource, read from its server; it updates itself when the server says it changed.'),
     }),
-    vscode.commands.registerCommand('mcpHost.readResource', readResource),
-    vscode.commands.registerCommand('mcpHost.copyResourceUri', copyUri),
+    vscode.commands.registerCommand(Commands.readResource, readResource),
+    vscode.commands.registerCommand(Commands.copyResourceUri, copyUri),
   ];
   if (options.testMode) {
     // For tests: what is subscribed on a server, once the requests sent so far are answered.
     disposables.push(
-      vscode.commands.registerCommand('mcpHost.internal.resourceSubscriptions', async (serverName: string) => {
+      vscode.commands.registerCommand(InternalCommands.resourceSubscriptions, async (serverName: string) => {
         await subscriptions.settled();
         const server = serverByName(controller, serverName);
         return server ? subscriptions.subscribedOn(server.id) : [];

@@ -1,12 +1,13 @@
 import * as vscode from 'vscode';
 import type { ServerRegistry } from '../../../host/registry';
-import type { McpClient } from '../../../protocol/client';
+import { errorMessage } from '../../../util/errorMessage';
 import type { ResourceFileSystem } from './fileSystem';
 import { RESOURCE_SCHEME, parseResourceDocumentUri } from './resourceUri';
 
 interface Session {
-  client: McpClient;
-  /** Resource URIs this client is subscribed to (or a subscribe is on its way). */
+  /** The server's running session these subscriptions belong to (ServerConnection.sessionNumber). */
+  sessionNumber: number;
+  /** Resource URIs this session is subscribed to (or a subscribe is on its way). */
   subscribed: Set<string>;
   listener: vscode.Disposable;
 }
@@ -93,21 +94,21 @@ export class ResourceSubscriptions implements vscode.Disposable {
     const live = new Set<string>();
     const ops: Promise<unknown>[] = [];
     for (const server of this.registry.servers) {
-      const client = server.client;
+      const sessionNumber = server.sessionNumber;
       let session = this.sessions.get(server.id);
-      if (session && session.client !== client) {
+      if (session && session.sessionNumber !== sessionNumber) {
         session.listener.dispose();
         this.sessions.delete(server.id);
         session = undefined;
       }
-      if (!client || server.state.kind !== 'running') continue;
+      if (sessionNumber === undefined || server.state.kind !== 'running') continue;
       live.add(server.id);
       if (!session) {
         const name = server.name;
         session = {
-          client,
+          sessionNumber,
           subscribed: new Set(),
-          listener: client.onResourceUpdated((uri) => {
+          listener: server.onResourceUpdated((uri) => {
             const documents = this.fs.resourceUpdated(name, uri);
             server.logger.debug(`Resource updated: ${uri} (${documents} open document${documents === 1 ? '' : 's'} refreshed)`);
           }),
@@ -123,11 +124,11 @@ export class ResourceSubscriptions implements vscode.Disposable {
         if (s.subscribed.has(uri)) continue;
         s.subscribed.add(uri);
         ops.push(
-          client.subscribeResource(uri).then(
+          server.subscribeResource(uri).then(
             () => server.logger.info(`Subscribed to ${uri}`),
             (err: unknown) => {
               s.subscribed.delete(uri);
-              server.logger.warn(`resources/subscribe ${uri} failed: ${err instanceof Error ? err.message : String(err)}`);
+              server.logger.warn(`resources/subscribe ${uri} failed: ${errorMessage(err)}`);
             },
           ),
         );
@@ -136,9 +137,9 @@ export class ResourceSubscriptions implements vscode.Disposable {
         if (desired.has(uri)) continue;
         s.subscribed.delete(uri);
         ops.push(
-          client.unsubscribeResource(uri).then(
+          server.unsubscribeResource(uri).then(
             () => server.logger.info(`Unsubscribed from ${uri}`),
-            (err: unknown) => server.logger.warn(`resources/unsubscribe ${uri} failed: ${err instanceof Error ? err.message : String(err)}`),
+            (err: unknown) => server.logger.warn(`resources/unsubscribe ${uri} failed: ${errorMessage(err)}`),
           ),
         );
       }

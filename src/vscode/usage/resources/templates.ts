@@ -3,6 +3,7 @@ import type { ServerConnection } from '../../../host/serverConnection';
 import type { ResourceTemplate } from '../../../protocol/schemas';
 import { usageServices } from '../../services';
 import { completionSuggester } from './completion';
+import { errorMessage } from '../../../util/errorMessage';
 
 export interface TemplateVariable {
   name: string;
@@ -52,7 +53,7 @@ export async function fillTemplate(server: ServerConnection, template: ResourceT
   try {
     variables = templateVariables(template.uriTemplate);
   } catch (err) {
-    throw new Error(`the template ${template.uriTemplate} of "${server.name}" is not a valid RFC 6570 URI template: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`the template ${template.uriTemplate} of "${server.name}" is not a valid RFC 6570 URI template: ${errorMessage(err)}`);
   }
   const values: Record<string, string> = {};
   const label = template.title ?? template.name;

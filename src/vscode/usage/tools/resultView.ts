@@ -179,7 +179,7 @@ class ResultPanel implements ResultViewHandle {
     const bytes = data !== undefined ? Buffer.from(data, 'base64') : Buffer.from(resource?.text ?? '', 'utf8');
     const ext = mime.split('/')[1]?.replace(/[^a-z0-9]/gi, '') || 'bin';
     const base = vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.Uri.file(os.homedir());
-    const target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(base, `${this.payload?.model.tool ?? 'result'}-${index + 1}.${ext}`), title: 'Save Tool Output' });
+    const target = await vscode.window.showSaveDialog({ defaultUri: vscode.Uri.joinPath(base, `${this.payload?.model.tool ?? 'result'}-${index + 1}.${ext}`), title: vscode.l10n.t('Save Tool Output') });
     if (!target) return;
     await vscode.workspace.fs.writeFile(target, bytes);
   }
