@@ -25,11 +25,24 @@ import { fileURLToPath } from 'node:url';
 import { ensureSideNode } from './side-node.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SUITE_CLI = join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
+/**
+ * `--spec-version 2026-07-28`: the suite's 0.2.0 alpha (installed beside 0.1.16 as the npm alias
+ * `conformance-next`), the scenarios that revision requires (`--requirements`), its own baseline
+ * and results folder. Without it: 0.1.16, which tests the 2025-11-25 client.
+ */
+const NEXT_SPEC = '2026-07-28';
+const SPEC = (() => {
+  const i = process.argv.indexOf('--spec-version');
+  return i === -1 ? undefined : process.argv[i + 1];
+})();
+const NEXT = SPEC !== undefined;
+const SUITE_CLI = NEXT
+  ? join(ROOT, 'node_modules', 'conformance-next', 'dist', 'index.js')
+  : join(ROOT, 'node_modules', '@modelcontextprotocol', 'conformance', 'dist', 'index.js');
 const LOOPBACK = join(ROOT, 'scripts', 'conformance', 'loopback.mjs');
 const CLIENT = join(ROOT, 'dist', 'cli.js');
-const BASELINE = join(ROOT, 'conformance-baseline.yml');
-const RESULTS = join(ROOT, 'test-results', 'conformance');
+const BASELINE = join(ROOT, NEXT ? `conformance-baseline-${SPEC}.yml` : 'conformance-baseline.yml');
+const RESULTS = join(ROOT, 'test-results', NEXT ? `conformance-${SPEC}` : 'conformance');
 const DEFAULT_SUITES = ['core', 'auth'];
 /** Scenarios that measure our timing: run alone, before the others. */
 const SOLO = new Set(['sse-retry']);
@@ -54,9 +67,12 @@ function parseArgs(/** @type {string[]} */ argv) {
     };
     if (argv[i] === '--suite') suites.push(value());
     else if (argv[i] === '--scenario') scenarios.push(value());
-    else throw new Error(`unknown argument ${argv[i]} (usage: node scripts/conformance.mjs [--suite NAME]... [--scenario NAME]...)`);
+    else if (argv[i] === '--spec-version') {
+      if (value() !== NEXT_SPEC) throw new Error(`--spec-version takes ${NEXT_SPEC} (without it, the 2025-11-25 suite runs)`);
+    } else throw new Error(`unknown argument ${argv[i]} (usage: node scripts/conformance.mjs [--spec-version ${NEXT_SPEC}] [--suite NAME]... [--scenario NAME]...)`);
   }
-  if (suites.length === 0 && scenarios.length === 0) suites.push(...DEFAULT_SUITES);
+  // 2026-07-28: what the revision requires (a suite's own 2026-07-28 filter leaves out its new scenarios).
+  if (suites.length === 0 && scenarios.length === 0) suites.push(...(NEXT ? ['requirements'] : DEFAULT_SUITES));
   return { suites, scenarios };
 }
 
@@ -93,8 +109,9 @@ function runSuiteCli(node, args) {
  * @param {string} node @param {string} suite
  */
 async function suiteScenarios(node, suite) {
-  const { output } = await runSuiteCli(node, ['--command', 'true', '--suite', suite, '--timeout', '10000']);
-  const announced = output.match(/Running \S+ suite \((\d+) scenarios\)/);
+  const selection = suite === 'requirements' ? ['--requirements', NEXT_SPEC] : ['--suite', suite, ...(NEXT ? ['--spec-version', NEXT_SPEC] : [])];
+  const { output } = await runSuiteCli(node, ['--command', 'true', ...selection, '--timeout', '10000']);
+  const announced = output.match(/Running (?:\S+ suite|requirements \S+) \((\d+) scenarios\)/);
   const names = [...output.matchAll(/^[✓✗] (\S+): \d+ passed, \d+ failed/gmu)].map((m) => m[1]);
   if (!announced || names.length !== Number(announced[1])) {
     throw new Error(`could not read the scenarios of the ${suite} suite from its dry run:\n${output.split('\n').slice(-20).join('\n')}`);
@@ -113,6 +130,7 @@ async function runScenario(node, scenario, outDir) {
     '--scenario', scenario,
     '--timeout', String(SCENARIO_TIMEOUT_MS),
     '--expected-failures', BASELINE,
+    ...(NEXT ? ['--spec-version', NEXT_SPEC] : []),
     '-o', outDir,
   ]);
   const logFile = join(RESULTS, 'output', `${scenario.replace(/[^\w.-]+/g, '_')}.txt`);
@@ -228,25 +246,25 @@ async function main() {
     const time = run ? ` ${run.seconds.toFixed(1)} s` : '';
     if (bad.length === 0) {
       passed++;
-      console.log(`  ✓ ${name} (${ok}/${scored.length} checks,${time})${expected ? '  STALE: conformance-baseline.yml lists it' : ''}`);
-      if (expected) problems.push(`${name} passes but conformance-baseline.yml lists it; remove the entry`);
+      console.log(`  ✓ ${name} (${ok}/${scored.length} checks,${time})${expected ? `  STALE: ${relative(ROOT, BASELINE)} lists it` : ''}`);
+      if (expected) problems.push(`${name} passes but ${relative(ROOT, BASELINE)} lists it; remove the entry`);
     } else {
       failed++;
-      console.log(`  ✗ ${name} (${ok}/${scored.length} checks,${time})${expected ? '  expected (conformance-baseline.yml)' : ''}`);
+      console.log(`  ✗ ${name} (${ok}/${scored.length} checks,${time})${expected ? `  expected (${relative(ROOT, BASELINE)})` : ''}`);
       for (const c of bad) console.log(`      ${c.status} ${c.id}: ${c.errorMessage ?? c.description}`);
-      if (!expected) problems.push(`${name} failed and is not in conformance-baseline.yml; see ${run ? relative(ROOT, run.logFile) : 'its output'}`);
+      if (!expected) problems.push(`${name} failed and is not in ${relative(ROOT, BASELINE)}; see ${run ? relative(ROOT, run.logFile) : 'its output'}`);
     }
     // The suite's own verdict (its exit status, with the baseline) must agree with ours.
     const oursOk = (bad.length === 0) !== expected;
     if (run && (run.code === 0) !== oursOk) problems.push(`${name}: the suite exited ${run.code}, which disagrees (see ${relative(ROOT, run.logFile)})`);
   }
-  for (const name of baseline) if (!wanted.has(name)) log(`note: conformance-baseline.yml lists ${name}, which was not run`);
+  for (const name of baseline) if (!wanted.has(name)) log(`note: ${relative(ROOT, BASELINE)} lists ${name}, which was not run`);
   console.log('');
   for (const p of problems) console.log(`problem: ${p}`);
   const expectedFailures = all.filter((n) => baseline.has(n) && (results.get(n) ?? []).some((c) => c.status === 'FAILURE' || c.status === 'WARNING')).length;
   log(`done: ${checksPassed}/${checksTotal} checks passed; results in ${relative(ROOT, RESULTS)}/`);
   const what = [...suites.map((s) => `the ${s} suite`), ...(named.length ? ['the named scenarios'] : [])].join(' and ');
-  console.log(`Client conformance scenarios of ${what}, each run once${expectedFailures ? ` (${expectedFailures} failed as conformance-baseline.yml expects)` : ''}:`);
+  console.log(`Client conformance scenarios of ${what}, each run once${expectedFailures ? ` (${expectedFailures} failed as ${relative(ROOT, BASELINE)} expects)` : ''}:`);
   console.log(`${passed} passed, ${failed} failed`);
   process.exitCode = problems.length > 0 ? 1 : 0;
 }

@@ -401,7 +401,8 @@ export class McpClient implements Disposable {
   get tasks(): TaskClient {
     this.taskClient ??= new TaskClient({
       label: this.options.label,
-      request: (method, params, schema, options) => this.call(method, params, schema, options, undefined),
+      // sendRequest: the era's _meta, but resultType ("task") is the task logic's to read.
+      request: (method, params, schema, options) => this.sendRequest(method, params, schema, options),
       onNotification: (method, handler) => this.connection.onNotification(method, handler),
       capabilities: () => this.serverCapabilities,
       clientCapabilities: () => this.clientCapabilities,
