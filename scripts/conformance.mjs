@@ -237,7 +237,8 @@ async function main() {
     if (!checks && notApplicable) {
       // The suite's own verdict: an extension scenario off the revision's timeline is not run.
       skipped++;
-      console.log(`  ﹣ ${name}: not applicable at ${notApplicable[1]} (${notApplicable[2]}); skipped by the suite`);
+      // "﹣ name # SKIP reason": the form npm test's summary names skipped tests by.
+      console.log(`  ﹣ ${name} # SKIP not applicable at ${notApplicable[1]} (${notApplicable[2]}); skipped by the suite`);
       continue;
     }
     if (!checks) {

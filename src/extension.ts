@@ -42,6 +42,7 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
     controller,
     tree,
     view,
+    view.onDidExpandElement((e) => void tree.expanded(e.element)),
     new ServerStatusBar(controller.registry),
     ...registerLifecycleCommands(controller, () => tree.refresh()),
     ...registerConfigCommands(controller, context),

@@ -205,12 +205,39 @@ export class OAuthProvider implements HttpAuthProvider {
 
     const tokens = await this.loadTokens();
     if (tokens) {
-      if (Date.now() - tokens.obtainedAt < FRESH_TOKEN_MS) return 'retry';
-      if (tokens.refreshToken && (await this.refreshShared('the server refused the access token'))) return 'retry';
-      await this.forgetTokens('the server refused the access token and it could not be refreshed');
+      const current = `Bearer ${tokens.accessToken}`;
+      // Another request replaced the token since this one was sent: try the new one.
+      if (challenge.authorization !== undefined && challenge.authorization !== current) return 'retry';
+      if (challenge.authorization === undefined && Date.now() - tokens.obtainedAt < FRESH_TOKEN_MS) return 'retry';
+      // Our current token was refused. The server may have moved to another authorization
+      // server (client-registration.mdx, "Authorization Server Binding"): its metadata says.
+      const moved = await this.authorizationServerMoved(bearer.resourceMetadata);
+      if (moved) {
+        await this.forgetTokens(`the server now names the authorization server ${moved}`);
+      } else {
+        if (tokens.refreshToken && (await this.refreshShared('the server refused the access token'))) return 'retry';
+        await this.forgetTokens('the server refused the access token and it could not be refreshed');
+      }
     }
     await this.signInShared({ challenge: bearer, reason: 'the server asks for authorization' });
     return (await this.loadTokens()) ? 'retry' : 'fail';
+  }
+
+  /**
+   * Reads the protected resource metadata again; the new issuer when it differs from the one our
+   * tokens came from (the sign-in that follows then uses it, with a client of its own), else
+   * undefined. A failed read changes nothing.
+   */
+  private async authorizationServerMoved(headerMetadataUrl: string | undefined): Promise<string | undefined> {
+    const binding = await this.loadBinding();
+    if (!binding) return undefined;
+    try {
+      const ctx = await this.discover(headerMetadataUrl, true);
+      return ctx.issuer !== binding.issuer ? ctx.issuer : undefined;
+    } catch (err) {
+      this.log(`could not read the resource metadata again: ${this.describe(err, 'Discovery').message}`);
+      return undefined;
+    }
   }
 
   // ---- step-up -------------------------------------------------------------------------
@@ -372,6 +399,9 @@ export class OAuthProvider implements HttpAuthProvider {
           grant_types: ['authorization_code', 'refresh_token'],
           response_types: ['code'],
           token_endpoint_auth_method: wanted,
+          // client-registration.mdx: "native" for a loopback redirect (a desktop app or CLI),
+          // "web" for a redirect served from another host (a browser-based VS Code).
+          application_type: applicationTypeFor(redirectUri),
         },
         this.httpOptions(ctx),
       );
@@ -491,8 +521,8 @@ export class OAuthProvider implements HttpAuthProvider {
   // ---- discovery -----------------------------------------------------------------------
 
   /** Full discovery from a challenge; cached until another resource_metadata URL is named. */
-  private async discover(headerMetadataUrl: string | undefined): Promise<AuthContext> {
-    if (this.context && (!headerMetadataUrl || this.context.prmUrl === new URL(headerMetadataUrl, this.resourceUrl).href)) {
+  private async discover(headerMetadataUrl: string | undefined, fresh = false): Promise<AuthContext> {
+    if (!fresh && this.context && (!headerMetadataUrl || this.context.prmUrl === new URL(headerMetadataUrl, this.resourceUrl).href)) {
       return this.context;
     }
     try {
@@ -502,8 +532,9 @@ export class OAuthProvider implements HttpAuthProvider {
           const issuer = new URL(candidate);
           const as = await discoverAuthorizationServer(issuer, this.fetchFn, (l) => this.log(l));
           if (!as) continue;
+          const known = this.context?.issuer === as.issuer;
           this.context = this.checkedContext({ as, issuer: as.issuer, resource: prm.resource, prmScopes: prm.scopesSupported, prmUrl: prm.metadataUrl });
-          this.log(`authorization server ${as.issuer} (from ${prm.metadataUrl})`);
+          if (!known) this.log(`authorization server ${as.issuer} (from ${prm.metadataUrl})`);
           return this.context;
         }
         throw new Error(`none of the authorization servers named by ${prm.metadataUrl} publishes its metadata`);
@@ -746,6 +777,15 @@ function oauthErrorCode(err: unknown): string {
 function isStaleClientError(err: unknown): boolean {
   const code = err instanceof ResponseBodyError || err instanceof AuthorizationResponseError ? err.error : undefined;
   return code === 'invalid_client' || code === 'unauthorized_client' || code === 'invalid_grant';
+}
+
+/** OpenID Connect Dynamic Client Registration's application_type for a redirect URI. */
+export function applicationTypeFor(redirectUri: string): 'native' | 'web' {
+  try {
+    return isLoopbackHttp(new URL(redirectUri)) ? 'native' : 'web';
+  } catch {
+    return 'web';
+  }
 }
 
 function portOf(uri: string | undefined): number | undefined {

@@ -30,6 +30,11 @@ export interface AuthChallenge {
   readonly status: number;
   /** The raw WWW-Authenticate header(s), if any. */
   readonly wwwAuthenticate: string | null;
+  /**
+   * The Authorization header the refused request carried (kept in memory, never logged): tells
+   * a token that was just replaced by another request from the one that was refused.
+   */
+  readonly authorization?: string;
 }
 
 /** The authorization of one server, as the host uses it (OAuthProvider implements it). */

@@ -6,6 +6,7 @@
 // decides what a well-behaved client does in each scenario.
 import { McpClient } from '../protocol/client';
 import { RemoteError } from '../protocol/errors';
+import type { Tool } from '../protocol/schemas';
 import type { Logger } from '../util/logger';
 import type { Transport } from '../transport/transport';
 import { createHttpTransport } from '../transport/http';
@@ -24,10 +25,21 @@ export interface ConformanceIo {
 /** The client metadata URL the suite's CIMD scenario expects as client_id (it is never fetched). */
 export const CONFORMANCE_CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
 
-/** What the client does after connecting: which tool to call, with which arguments. */
+interface ToolCall {
+  name: string;
+  args: Record<string, unknown>;
+}
+
+/** What the client does after connecting: which tools to call, with which arguments. */
 interface ScenarioPlan {
   /** Tool to call after listing tools; none for a bare handshake. */
-  tool?: { name: string; args: Record<string, unknown> };
+  tool?: ToolCall;
+  /** Calls made from what was listed (and the scenario's context), one after another. */
+  calls?: (tools: readonly Tool[], context: ConformanceContext) => ToolCall[];
+  /** Calls made at the same time: a request of one must not borrow another's round (MRTR). */
+  concurrent?: ToolCall[];
+  /** Also lists resources and prompts, and reads the first resource and gets the first prompt. */
+  browse?: boolean;
   /** Accepts elicitation requests with the form's default values (SEP-1034). */
   acceptElicitationWithDefaults?: boolean;
   /** The suite passes when we give up (e.g. an endless 403): a failed call is not our failure. */
@@ -44,6 +56,36 @@ const PLANS: Record<string, ScenarioPlan> = {
   'sse-retry': { tool: { name: 'test_reconnection', args: {} } },
   // The server answers 403 insufficient_scope forever; a client must stop asking after a few tries.
   'auth/scope-retry-limit': { tool: { name: 'test-tool', args: {} }, failureExpected: true },
+  // 2026-07-28 (the suite's --spec-version 2026-07-28 requirements):
+  // _meta and MCP-Protocol-Version on every request; the first one is refused with -32022.
+  'request-metadata': {},
+  // A tool whose inputSchema $refs a network URL: listed, never fetched.
+  'json-schema-ref-no-deref': {},
+  // The listed inputSchema, sent back as it came (no keyword lost in parsing).
+  'json-schema-2020-12-preservation': {
+    calls: (tools) => {
+      const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+      return focal ? [{ name: 'json_schema_echo', args: { schema: focal.inputSchema } }] : [];
+    },
+  },
+  // MRTR: each tool asks for input (with or without requestState); an unrelated call runs meanwhile.
+  'sep-2322-client-request-state': {
+    acceptElicitationWithDefaults: true,
+    concurrent: [
+      { name: 'test_mrtr_echo_state', args: {} },
+      { name: 'test_mrtr_unrelated', args: {} },
+    ],
+    calls: () => [
+      { name: 'test_mrtr_no_state', args: {} },
+      { name: 'test_mrtr_no_result_type', args: {} },
+    ],
+  },
+  // Mcp-Method and Mcp-Name on each kind of request: one of each.
+  'http-standard-headers': { browse: true, calls: (tools) => tools.slice(0, 1).map((t) => ({ name: t.name, args: {} })) },
+  // x-mcp-header: the calls the scenario names (in its context), with their Mcp-Param-* headers.
+  'http-custom-headers': { calls: (_tools, context) => context.toolCalls ?? [] },
+  // Tools with invalid x-mcp-header annotations are left out of the list; every listed tool is called.
+  'http-invalid-tool-headers': { calls: (tools) => tools.map((t) => ({ name: t.name, args: {} })) },
 };
 
 /** Every auth/* scenario: sign in as needed, list tools, call the server's one tool. */
@@ -116,7 +158,7 @@ export async function runConformance(argv: string[], io: ConformanceIo): Promise
   const abort = new AbortController();
   const watchdog = setTimeout(() => abort.abort(), OVERALL_TIMEOUT_MS);
   try {
-    await withAbort(actOut(client, plan, log), abort.signal);
+    await withAbort(actOut(client, plan, context, log), abort.signal);
     log('done');
     return 0;
   } catch (err) {
@@ -137,18 +179,30 @@ export async function runConformance(argv: string[], io: ConformanceIo): Promise
 }
 
 /** connect → tools/list → the plan's tool call → close, each step logged (without secrets). */
-async function actOut(client: McpClient, plan: ScenarioPlan, log: (line: string) => void): Promise<void> {
+async function actOut(client: McpClient, plan: ScenarioPlan, context: ConformanceContext, log: (line: string) => void): Promise<void> {
   const init = await client.connect();
   log(`connected to ${init.serverInfo.name} ${init.serverInfo.version} (protocol ${init.protocolVersion})`);
   const tools = client.hasCapability('tools') ? await client.listAllTools() : [];
   log(`tools: ${tools.map((t) => t.name).join(', ') || 'none'}`);
-  if (!plan.tool) return;
-  if (!tools.some((t) => t.name === plan.tool!.name)) {
-    throw new Error(`the server does not list the tool ${plan.tool.name}`);
+  const call = async ({ name, args }: ToolCall) => {
+    if (!tools.some((t) => t.name === name)) throw new Error(`the server does not list the tool ${name}`);
+    const result = await client.callTool(name, args);
+    const text = result.content.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[${c.type}]`)).join(' ');
+    log(`${name}: ${result.isError ? 'tool error: ' : ''}${text.slice(0, 200)}`);
+  };
+  if (plan.tool) await call(plan.tool);
+  if (plan.concurrent) await Promise.all(plan.concurrent.map(call));
+  for (const c of plan.calls?.(tools, context) ?? []) await call(c);
+  if (plan.browse && client.hasCapability('resources')) {
+    const [first] = await client.listAllResources();
+    log(`resources: ${first ? `${first.uri} …` : 'none'}`);
+    if (first) log(`read ${first.uri}: ${(await client.readResource(first.uri)).contents.length} content(s)`);
   }
-  const result = await client.callTool(plan.tool.name, plan.tool.args);
-  const text = result.content.map((c) => ('text' in c && typeof c.text === 'string' ? c.text : `[${c.type}]`)).join(' ');
-  log(`${plan.tool.name}: ${result.isError ? 'tool error: ' : ''}${text.slice(0, 200)}`);
+  if (plan.browse && client.hasCapability('prompts')) {
+    const [first] = await client.listAllPrompts();
+    log(`prompts: ${first ? `${first.name} …` : 'none'}`);
+    if (first) log(`prompt ${first.name}: ${(await client.getPrompt(first.name)).messages.length} message(s)`);
+  }
 }
 
 /**
@@ -202,6 +256,8 @@ export function defaultsOf(schema: unknown): Record<string, unknown> {
 interface ConformanceContext {
   client_id?: string;
   client_secret?: string;
+  /** Calls a scenario asks for, with their arguments (http-custom-headers). */
+  toolCalls?: ToolCall[];
 }
 
 function parseContext(raw: string | undefined): ConformanceContext {
@@ -213,7 +269,12 @@ function parseContext(raw: string | undefined): ConformanceContext {
     if (v !== undefined && typeof v !== 'string') throw new Error(`${key} is not a string`);
     return v;
   };
-  return { client_id: pick('client_id'), client_secret: pick('client_secret') };
+  const calls = parsed.toolCalls;
+  if (calls !== undefined && !(Array.isArray(calls) && calls.every((c) => isObject(c) && typeof c.name === 'string' && (c.arguments === undefined || isObject(c.arguments))))) {
+    throw new Error('toolCalls is not a list of {name, arguments}');
+  }
+  const toolCalls = calls?.map((c: Record<string, unknown>) => ({ name: c.name as string, args: (c.arguments ?? {}) as Record<string, unknown> }));
+  return { client_id: pick('client_id'), client_secret: pick('client_secret'), ...(toolCalls ? { toolCalls } : {}) };
 }
 
 function withAbort<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

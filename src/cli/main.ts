@@ -12,7 +12,8 @@ import { findCause } from '../util/errorCause';
 import { formatListing, formatPromptResult, formatReadResult, formatToolResult } from './format';
 import { serverNameFromCommand, unknownNameHint } from './names';
 import { VERSION } from '../version';
-import type { ProtocolEraSetting } from '../protocol/era';
+import { ClosedOnEraProbeError, MissingClientCapabilityError, type ProtocolEraSetting } from '../protocol/era';
+import { InputNotOfferedError } from '../protocol/mrtr';
 import { TaskInterrupt, callToolTask, callsAsTask } from './taskRun';
 
 /**
@@ -346,16 +347,18 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     spec.type === 'stdio'
       ? undefined
       : cliAuthorization({ serverName: target.label, url: spec.url, staticClient: target.staticClient, persist: options.tokenStore, io });
-  const transport = createTransport(spec, {
-    label: target.label,
-    // A command-line user waits for the exit: shorter grace than the editor's default.
-    shutdown: { closeStdinGraceMs: 500, sigtermGraceMs: 1000 },
-    auth,
-  });
-  if (options.verbose) {
-    io.stderr(`mcp-host: ${spec.type === 'stdio' ? 'starting' : 'connecting to'} ${describeLaunch(spec)}\n`);
-    transport.onLog((line) => io.stderr(`[${target.label}] ${line}\n`));
-  }
+  const makeTransport = () => {
+    const made = createTransport(spec, {
+      label: target.label,
+      // A command-line user waits for the exit: shorter grace than the editor's default.
+      shutdown: { closeStdinGraceMs: 500, sigtermGraceMs: 1000 },
+      auth,
+    });
+    if (options.verbose) made.onLog((line) => io.stderr(`[${target.label}] ${line}\n`));
+    return made;
+  };
+  if (options.verbose) io.stderr(`mcp-host: ${spec.type === 'stdio' ? 'starting' : 'connecting to'} ${describeLaunch(spec)}\n`);
+  let transport = makeTransport();
   let interrupted = false;
   const taskInterrupt = new TaskInterrupt();
   io.onInterrupt?.(() => {
@@ -370,28 +373,45 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     void transport.close();
   });
   const warn = (message: string) => options.verbose && io.stderr(`mcp-host: ${message}\n`);
-  const client = new McpClient(
-    transport,
-    {
-      label,
-      clientInfo: { name: 'mcp-host-cli', version: VERSION },
-      requestTimeoutMs: options.timeoutMs,
-      protocolEra: options.era ?? target.protocolEra,
-      logger: { trace() {}, debug() {}, info() {}, warn, error: warn },
-    },
-    { listRoots: () => [{ uri: pathToFileURL(target.rootDir).href, name: path.basename(target.rootDir) }] },
-  );
+  const makeClient = (era: ProtocolEraSetting | undefined) =>
+    new McpClient(
+      transport,
+      {
+        label,
+        clientInfo: { name: 'mcp-host-cli', version: VERSION },
+        requestTimeoutMs: options.timeoutMs,
+        protocolEra: era,
+        logger: { trace() {}, debug() {}, info() {}, warn, error: warn },
+      },
+      // Roots are answered here (the folder of the run); forms and sampling are not offered, so a
+      // modern server that needs them ends the request with InputNotOfferedError or -32021.
+      { listRoots: () => [{ uri: pathToFileURL(target.rootDir).href, name: path.basename(target.rootDir) }] },
+    );
+  let client = makeClient(options.era ?? target.protocolEra);
 
   let connected = false;
   try {
-    await client.connect();
+    try {
+      await client.connect();
+    } catch (err) {
+      if (!(err instanceof ClosedOnEraProbeError) || interrupted) throw err;
+      // A legacy server that exits on unknown methods: once more, a new process, no probe.
+      // Said with --verbose only: a failure stays one line, a success prints nothing on stderr.
+      warn(`${label} closed when probed with server/discover (the 2026-07-28 era probe); starting it again with --era ${err.retryEra}`);
+      client.dispose();
+      await transport.close().catch(() => undefined);
+      transport = makeTransport();
+      client = makeClient(err.retryEra);
+      await client.connect();
+    }
     connected = true;
     return await runCommand(client, options, label, io, taskInterrupt);
   } catch (err) {
     if (interrupted) return ExitCode.Interrupted;
     io.stderr(`mcp-host: ${oneLine(describeFailure(err, label, spec.type === 'stdio' ? 'could not be started' : 'could not be reached'))}\n`);
-    // An error answer from a server that works is the request's failure, not the server's.
-    return connected && err instanceof RemoteError ? ExitCode.ToolError : ExitCode.ServerFailed;
+    // An error answer from a server that works is the request's failure, not the server's; so is
+    // a request that needs input the CLI does not give.
+    return connected && (err instanceof RemoteError || err instanceof InputNotOfferedError || err instanceof MissingClientCapabilityError) ? ExitCode.ToolError : ExitCode.ServerFailed;
   } finally {
     client.dispose();
     await transport.close().catch(() => undefined);
@@ -469,6 +489,14 @@ function stripCodePrefix(message: string, code: number): string {
 }
 
 function describeFailure(err: unknown, label: string, failedTo: string): string {
+  if (err instanceof InputNotOfferedError) {
+    const what = { 'elicitation/create': 'input from you (a form)', 'sampling/createMessage': 'a language model (sampling)' }[err.request.method] ?? err.request.method;
+    const asked = err.question ? `: it asks ${JSON.stringify(err.question)}` : '';
+    return (
+      `${label} needs ${what} to complete ${err.forMethod}${asked} [${err.request.method}]. ` +
+      'mcp-host answers roots itself but declines forms and sampling on the command line; use MCP Host in VS Code (Run Tool…, Get Prompt…, Read Resource…) for this one'
+    );
+  }
   if (err instanceof RemoteError && err.message.startsWith(`${label} has no `)) return `${err.message} [${err.method}, error ${err.code}]`;
   if (err instanceof RemoteError) return `${label} answered ${err.method} with error ${err.code}: ${stripCodePrefix(err.message, err.code)}`;
   const signIn = findCause(err, AuthorizationRequiredError);

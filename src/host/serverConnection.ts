@@ -4,7 +4,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { McpClient, type ClientRequestHandlers } from '../protocol/client';
 import { McpError, NotAnMcpServerError, RemoteError, RequestTimeoutError, UnsupportedProtocolVersionError, ConnectionClosedError, describeClose, describeStderr } from '../protocol/errors';
 import type { RequestOptions } from '../protocol/connection';
-import type { ProtocolEra } from '../protocol/era';
+import { ClosedOnEraProbeError, type ProtocolEra, type ProtocolEraSetting } from '../protocol/era';
 import type { TaskCallOptions, TaskInfo } from '../protocol/tasks';
 import type {
   CallToolResult,
@@ -98,7 +98,15 @@ export interface ConnectionEnvironment {
   schedule?: (fn: () => void, ms: number) => Disposable;
 }
 
-type ListKind = 'tools' | 'resources' | 'prompts';
+/** A cached list of a connection (resources: with its templates). */
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+/** The methods behind each cached list, whose caching hints say whether it is still fresh. */
+const LIST_METHODS: Record<ListKind, readonly string[]> = {
+  tools: ['tools/list'],
+  resources: ['resources/list', 'resources/templates/list'],
+  prompts: ['prompts/list'],
+};
 
 /** A list's fetch in flight for one launch, and whether a change signal came since it began. */
 interface ListFetch {
@@ -153,6 +161,11 @@ export class ServerConnection implements Disposable {
   private readonly redactor = new Redactor();
   private readonly log: Logger;
   private disposed = false;
+  /**
+   * The era learned for one definition: a server that closed on the server/discover probe and then
+   * ran as legacy is started as legacy again, until its configuration changes (versioning.mdx).
+   */
+  private learnedEra: { definitionKey: string; era: ProtocolEra } | undefined;
   /** The fetch in flight of each list (see refreshList). */
   private readonly listFetches = new Map<ListKind, ListFetch>();
 
@@ -377,56 +390,46 @@ export class ServerConnection implements Disposable {
     const interactive = this.signInRequested;
     this.signInRequested = false;
     auth?.setInteractive(interactive);
-    const transport = createTransport(spec, {
-      label: this.name,
-      maxMessageBytes: this.env.maxMessageBytes,
-      maxMessageBytesHint: this.env.maxMessageBytesHint,
-      shutdown: this.env.shutdown,
-      auth,
-    });
-    this.transport = transport;
-    launch.add({ dispose: () => void transport.close() });
-    if (auth) launch.add({ dispose: () => auth.setInteractive(false) });
-    const logPrefix = spec.type === 'stdio' ? '[stderr] ' : '';
     // What it said while starting: a server that hangs at start has often said why on stderr.
     const startStderr: string[] = [];
-    launch.add(
-      transport.onLog((line) => {
-        this.log.info(`${logPrefix}${line}`);
-        if (this.stateValue.kind === 'starting' && startStderr.push(line) > START_STDERR_LINES) startStderr.shift();
-      }),
-    );
+    const definitionKey = JSON.stringify(definition);
+    const learned = this.learnedEra?.definitionKey === definitionKey ? this.learnedEra.era : undefined;
+    if (learned) this.log.info(`protocolEra '${learned}': this server closed when probed with server/discover before (remembered until its configuration changes)`);
+    let era: ProtocolEraSetting | undefined = learned ?? definition.protocolEra;
 
-    const client = new McpClient(
-      transport,
-      {
-        label: `server '${this.name}'`,
-        protocolEra: definition.protocolEra,
-        clientInfo: this.env.clientInfo,
-        logger: this.log,
-        requestTimeoutMs: this.env.requestTimeoutMs(),
-        onTrace: this.env.traceEnabled() ? (direction, message) => this.traceMessage(direction, message) : undefined,
-      },
-      this.env.handlers,
-    );
-    launch.add(client);
-    launch.add(client.onClose((info) => this.handleClose(launch, info)));
-    launch.add(client.onLogMessage((m) => this.logServerMessage(m.level, m.logger, m.data)));
-    launch.add(client.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire(uri)));
-
+    let client: McpClient;
+    let transport: Transport;
     let result;
-    try {
-      result = await client.connect();
-    } catch (err) {
-      if (launch.isDisposed) return;
-      const signIn = findCause(err, AuthorizationRequiredError);
-      if (signIn) {
-        this.needsSignIn(launch, signIn);
+    for (;;) {
+      const attempt = this.connectAttempt(launch, spec, era, auth, startStderr);
+      client = attempt.client;
+      transport = attempt.transport;
+      try {
+        result = await client.connect();
+        break;
+      } catch (err) {
+        if (launch.isDisposed) return;
+        if (err instanceof ClosedOnEraProbeError && era !== err.retryEra) {
+          // Some legacy servers exit on any method they do not know; the probe cannot be taken back
+          // on that connection, so a new process is started, once, in the era the error names.
+          this.log.warn(
+            `The server closed when probed with server/discover, the 2026-07-28 era probe${err.closeInfo ? ` (${describeClose(err.closeInfo)})` : ''}; ` +
+              `starting it again with protocolEra '${err.retryEra}' (remembered for this server until its configuration changes)`,
+          );
+          era = err.retryEra;
+          client.dispose();
+          continue;
+        }
+        const signIn = findCause(err, AuthorizationRequiredError);
+        if (signIn) {
+          this.needsSignIn(launch, signIn);
+          return;
+        }
+        this.failLaunch(launch, this.explainStartFailure(err, spec, startStderr), err);
         return;
       }
-      this.failLaunch(launch, this.explainStartFailure(err, spec, startStderr), err);
-      return;
     }
+    if (era === 'legacy' && definition.protocolEra !== 'legacy') this.learnedEra = { definitionKey, era };
     if (launch.isDisposed) return;
     auth?.setInteractive(false);
     this.log.info(
@@ -453,6 +456,49 @@ export class ServerConnection implements Disposable {
     launch.add(client.onResourcesListChanged(() => void this.refreshList(launch, client, 'resources')));
     launch.add(client.onPromptsListChanged(() => void this.refreshList(launch, client, 'prompts')));
     await this.refreshAllLists(launch, client);
+  }
+
+  /** One transport and client for a launch (a launch has two when the era probe closed the first). */
+  private connectAttempt(
+    launch: DisposableStore,
+    spec: PreparedSpec,
+    era: ProtocolEraSetting | undefined,
+    auth: ServerAuthorization | undefined,
+    startStderr: string[],
+  ): { transport: Transport; client: McpClient } {
+    const transport = createTransport(spec, {
+      label: this.name,
+      maxMessageBytes: this.env.maxMessageBytes,
+      maxMessageBytesHint: this.env.maxMessageBytesHint,
+      shutdown: this.env.shutdown,
+      auth,
+    });
+    this.transport = transport;
+    launch.add({ dispose: () => void transport.close() });
+    const logPrefix = spec.type === 'stdio' ? '[stderr] ' : '';
+    launch.add(
+      transport.onLog((line) => {
+        this.log.info(`${logPrefix}${line}`);
+        if (this.stateValue.kind === 'starting' && startStderr.push(line) > START_STDERR_LINES) startStderr.shift();
+      }),
+    );
+    const client = new McpClient(
+      transport,
+      {
+        label: `server '${this.name}'`,
+        protocolEra: era,
+        clientInfo: this.env.clientInfo,
+        logger: this.log,
+        requestTimeoutMs: this.env.requestTimeoutMs(),
+        onTrace: this.env.traceEnabled() ? (direction, message) => this.traceMessage(direction, message) : undefined,
+      },
+      this.env.handlers,
+    );
+    launch.add(client);
+    launch.add(client.onClose((info) => this.handleClose(launch, info)));
+    launch.add(client.onLogMessage((m) => this.logServerMessage(m.level, m.logger, m.data)));
+    launch.add(client.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire(uri)));
+    return { transport, client };
   }
 
   /** Resolves variables, inputs and envFile into what the transport is built from. */
@@ -646,6 +692,40 @@ export class ServerConnection implements Disposable {
   }
 
   // --- lists -------------------------------------------------------------------
+
+  /**
+   * Fetches again the cached lists that are stale, and resolves when they are in (at once when
+   * every list is fresh). In the 2026-07-28 era a list says how long it may be served from a cache
+   * (`ttlMs`, server/utilities/caching.mdx): a stale list is fetched again when it is next needed,
+   * not by polling, so the editor calls this where it needs lists (pickers opening, the tree
+   * expanding a server). A list without hints (every legacy list) stays cached until a change
+   * signal. `cacheScope` needs nothing more: the lists belong to one connection (one authorization
+   * context), are never shared, and are dropped when it stops. Never rejects.
+   */
+  freshLists(kinds: readonly ListKind[] = ['tools', 'resources', 'prompts']): Promise<void> {
+    const launch = this.launch;
+    const client = this.client;
+    if (!launch || launch.isDisposed || !client) return Promise.resolve();
+    const now = performance.now();
+    const work: Array<Promise<void>> = [];
+    for (const kind of kinds) {
+      if (!client.hasCapability(kind)) continue;
+      const current = this.listFetches.get(kind);
+      if (current?.launch === launch && current.done) {
+        work.push(current.done); // a fetch in flight is as fresh as it gets
+        continue;
+      }
+      const stale = LIST_METHODS[kind].some((method) => {
+        const hints = client.cacheHints(method);
+        return hints !== undefined && now >= hints.receivedAt + (hints.ttlMs ?? 0);
+      });
+      if (stale) {
+        this.log.debug(`The ${kind} list is stale (its ttlMs has passed): fetching it again`);
+        work.push(this.refreshList(launch, client, kind));
+      }
+    }
+    return Promise.all(work).then(() => undefined);
+  }
 
   private async refreshAllLists(launch: DisposableStore, client: McpClient): Promise<void> {
     await Promise.all([this.refreshList(launch, client, 'tools'), this.refreshList(launch, client, 'resources'), this.refreshList(launch, client, 'prompts')]);

@@ -291,7 +291,9 @@ export class McpClient implements Disposable {
     const offered = this.options.protocolVersion;
     let version = offered !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(offered) ? offered : LATEST_MODERN_PROTOCOL_VERSION;
     const tried = new Set<string>();
-    while (!tried.has(version)) {
+    /** A server that refuses a version it then names as supported is asked once more. */
+    let askedAgain = false;
+    for (;;) {
       tried.add(version);
       this.setModernVersion(version);
       let result: DiscoverResult;
@@ -301,7 +303,9 @@ export class McpClient implements Disposable {
         if (isRecognisedModernError(err) && err.code === ModernErrorCode.UnsupportedProtocolVersion) {
           const choice = pickVersion(supportedVersionsOf(err), SUPPORTED_PROTOCOL_VERSIONS);
           if (choice?.era === 'legacy') return this.initialize(choice.version, signal);
-          if (choice) {
+          const again = choice?.version === version && !askedAgain;
+          if (choice && (!tried.has(choice.version) || again)) {
+            if (again) askedAgain = true;
             version = choice.version;
             continue;
           }
@@ -331,8 +335,6 @@ export class McpClient implements Disposable {
       if (choice.era === 'legacy') return this.initialize(choice.version, signal);
       return this.becomeModern(result, choice.version);
     }
-    await this.closeQuietly();
-    throw new UnsupportedProtocolVersionError(version, version, this.allVersions());
   }
 
   private becomeModern(result: DiscoverResult, version: string): InitializeResult {
@@ -387,8 +389,23 @@ export class McpClient implements Disposable {
     return this.call('ping', undefined, EmptyResultSchema, options, undefined, true).then(() => undefined);
   }
 
-  listTools(cursor?: string, options?: RequestOptions) {
-    return this.call('tools/list', cursorParams(cursor), ListToolsResultSchema, options, 'tools');
+  async listTools(cursor?: string, options?: RequestOptions) {
+    const result = await this.call('tools/list', cursorParams(cursor), ListToolsResultSchema, options, 'tools');
+    return this.era === 'modern' && this.transport.registerTool ? { ...result, tools: this.keepValidTools(result.tools) } : result;
+  }
+
+  /**
+   * Modern era over Streamable HTTP: each tool's x-mcp-header annotations go to the transport
+   * (for the Mcp-Param-* headers of its calls); a tool whose annotations are invalid is left
+   * out, with a warning (transports/streamable-http.mdx, "Custom Headers from Tool Parameters").
+   */
+  private keepValidTools(tools: Tool[]): Tool[] {
+    return tools.filter((tool) => {
+      const problem = this.transport.registerTool?.(tool.name, tool.inputSchema);
+      if (problem === undefined) return true;
+      this.logger.warn(`[${this.options.label}] left out the tool ${JSON.stringify(tool.name)}: its definition is invalid (${problem})`);
+      return false;
+    });
   }
 
   listAllTools(options?: RequestOptions): Promise<Tool[]> {
@@ -416,8 +433,18 @@ export class McpClient implements Disposable {
     return this.tasks.callTool(name, args, options);
   }
 
-  callTool(name: string, args: Record<string, unknown> = {}, options?: RequestOptions): Promise<CallToolResult> {
-    return this.call('tools/call', { name, arguments: args }, CallToolResultSchema, options, 'tools');
+  async callTool(name: string, args: Record<string, unknown> = {}, options?: RequestOptions): Promise<CallToolResult> {
+    const send = () => this.call('tools/call', { name, arguments: args }, CallToolResultSchema, options, 'tools');
+    try {
+      return await send();
+    } catch (err) {
+      // -32020: the server wanted Mcp-Param-* headers we did not send (a tool we never listed,
+      // or one that changed). Once: list the tools again, then send it again.
+      if (!(err instanceof RemoteError && err.code === ModernErrorCode.HeaderMismatch) || this.era !== 'modern' || !this.transport.registerTool) throw err;
+      this.logger.debug(`[${this.options.label}] tools/call ${name}: header mismatch (${err.message}); listing the tools again before one retry`);
+      await this.listAllTools(options);
+      return send();
+    }
   }
 
   listResources(cursor?: string, options?: RequestOptions) {

@@ -95,7 +95,30 @@ export async function answerInputRequest(
       if (listRoots) return { roots: await listRoots(context) };
       break;
   }
-  throw new McpError(ErrorCode.InvalidResult, `${label} needs ${request.method} answered to complete ${forMethod}, which this client did not offer`);
+  throw new InputNotOfferedError(label, forMethod, request);
+}
+
+/**
+ * An `input_required` answer asked for something this client does not answer here (the CLI
+ * declines forms and sampling): nothing more is sent; the request ends with this error.
+ */
+export class InputNotOfferedError extends McpError {
+  override name = 'InputNotOfferedError';
+  constructor(
+    label: string,
+    readonly forMethod: string,
+    readonly request: InputRequest,
+  ) {
+    super(ErrorCode.InvalidResult, `${label} needs ${request.method} answered to complete ${forMethod}, which this client did not offer`, {
+      method: request.method,
+    });
+  }
+
+  /** What the server asked, for a person: the form's message, if any. */
+  get question(): string | undefined {
+    const message = this.request.params?.message;
+    return typeof message === 'string' ? message : undefined;
+  }
 }
 
 function untilAborted<T>(work: Promise<T>, run: MrtrRun): Promise<T> {

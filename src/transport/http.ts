@@ -73,6 +73,10 @@ class HttpTransportWithFallback implements Transport {
     this.inner.setProtocolVersion?.(version);
   }
 
+  registerTool(name: string, inputSchema: unknown): string | undefined {
+    return this.inner.registerTool?.(name, inputSchema);
+  }
+
   send(message: unknown): Promise<void> {
     if (this.decided) return this.inner.send(message);
     if (this.deciding !== undefined) return this.deciding.then(() => this.inner.send(message));

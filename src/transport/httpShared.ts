@@ -147,7 +147,7 @@ export async function fetchWithAuth(
     const sent = authorization === undefined ? headers : { ...headers, authorization };
     const res = await fetchOnce(o, method, target, sent, body, signal);
     if ((res.status !== 401 && res.status !== 403) || !handleChallenges) return res;
-    const challenge: AuthChallenge = { status: res.status, wwwAuthenticate: res.headers.get('www-authenticate') };
+    const challenge: AuthChallenge = { status: res.status, wwwAuthenticate: res.headers.get('www-authenticate'), authorization };
     await drain(res);
     if (attempt >= MAX_AUTH_RETRIES) {
       throw new HttpTransportError(

@@ -37,6 +37,7 @@ import {
 } from './httpShared';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
 import { oversizeNotice } from './framing';
+import { encodeHeaderValue, paramHeaderValues, paramHeadersOf, type ParamHeader } from './paramHeaders';
 import { errorMessage } from '../util/errorMessage';
 
 type RequestId = string | number;
@@ -98,6 +99,8 @@ export class StreamableHttpTransport implements Transport {
   private sessionId: string | undefined;
   private protocolVersion: string | undefined;
   private modern = false;
+  /** The x-mcp-header annotations of the listed tools that have any (registerTool). */
+  private readonly toolHeaders = new Map<string, readonly ParamHeader[]>();
   /** Headers of every POST; rebuilt when the session or version changes, shared otherwise. */
   private postHeaders: Record<string, string>;
   /** The client's initialize request, replayed when the session expires. */
@@ -148,6 +151,25 @@ export class StreamableHttpTransport implements Transport {
     this.postHeaders = this.buildPostHeaders();
   }
 
+  registerTool(name: string, inputSchema: unknown): string | undefined {
+    const found = paramHeadersOf(inputSchema);
+    if ('error' in found) {
+      this.toolHeaders.delete(name);
+      return found.error;
+    }
+    if (found.headers.length) this.toolHeaders.set(name, found.headers);
+    else this.toolHeaders.delete(name);
+    return undefined;
+  }
+
+  /** Mcp-Param-* of a tools/call whose tool declared x-mcp-header annotations. */
+  private paramHeaders(message: unknown): Record<string, string> {
+    if (this.toolHeaders.size === 0 || !isMethod(message, 'tools/call')) return {};
+    const params = (message as { params?: { name?: unknown; arguments?: unknown } }).params;
+    const headers = typeof params?.name === 'string' ? this.toolHeaders.get(params.name) : undefined;
+    return headers ? paramHeaderValues(headers, params?.arguments) : {};
+  }
+
   async send(message: unknown): Promise<void> {
     if (this.phase !== 'open') throw this.notOpenError();
     const body = JSON.stringify(message);
@@ -188,7 +210,7 @@ export class StreamableHttpTransport implements Transport {
     this.inFlight.add(request);
     let res: Response;
     try {
-      const headers = this.modern ? { ...this.postHeaders, ...mirroredHeaders(message) } : this.postHeaders;
+      const headers = this.modern ? { ...this.postHeaders, ...mirroredHeaders(message), ...this.paramHeaders(message) } : this.postHeaders;
       res = await fetchWithAuth(this.o, 'POST', this.o.href, headers, body, request.signal);
     } catch (err) {
       this.inFlight.delete(request);
@@ -725,14 +747,8 @@ function mirroredHeaders(message: unknown): Record<string, string> {
   if (typeof method !== 'string') return {};
   const headers: Record<string, string> = { 'mcp-method': method };
   const name = method === 'resources/read' ? params?.uri : method === 'tools/call' || method === 'prompts/get' ? params?.name : undefined;
-  if (typeof name === 'string') headers['mcp-name'] = headerValue(name);
+  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
   return headers;
-}
-
-/** Plain visible ASCII as is; anything else (or the sentinel itself) as =?base64?…?=. */
-function headerValue(value: string): string {
-  const plain = /^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(value) && !(value.startsWith('=?base64?') && value.endsWith('?='));
-  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
 }
 
 /** The ids of the requests in a message (one request, or a batch). */

@@ -57,6 +57,13 @@ export interface Transport {
    * failed and `initialize` goes out without one).
    */
   setProtocolVersion?(version: string | undefined): void;
+  /**
+   * Streamable HTTP, 2026-07-28: learns a listed tool's `x-mcp-header` annotations, so that its
+   * calls carry them as Mcp-Param-* headers. Returns why the definition is invalid (the client
+   * then leaves the tool out of tools/list), or undefined. Transports without such headers
+   * (stdio, HTTP+SSE) do not have it.
+   */
+  registerTool?(name: string, inputSchema: unknown): string | undefined;
 }
 
 /** An error from the transport; `code` is a Node errno code ('ENOENT', 'EACCES', 'EPIPE', ...) or 'ECLOSED'. */

@@ -110,6 +110,16 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
     return node;
   }
 
+  /**
+   * A row was expanded (TreeView.onDidExpandElement): the lists under it that are stale (their
+   * ttlMs has passed) are fetched again; the tree repaints when they are in.
+   */
+  expanded(node: TreeNode): Promise<void> {
+    if (node.kind === 'server') return node.server.freshLists();
+    if (node.kind === 'category') return node.server.freshLists([node.category === 'resourceTemplates' ? 'resources' : node.category]);
+    return Promise.resolve();
+  }
+
   getChildren(node?: TreeNode): TreeNode[] {
     if (!node) {
       return this.registry.servers

@@ -62,6 +62,8 @@ export interface TestAuthorizationServer {
   readonly tokenRequests: Array<Record<string, unknown>>;
   /** Client ids created by dynamic registration, in order. */
   readonly registrations: string[];
+  /** The application_type of each registered client, in order (OIDC's default is "web"). */
+  readonly applicationTypes: string[];
   /** Token endpoint errors (error codes), in order. */
   readonly tokenErrors: string[];
   /** Access token lifetime in seconds for tokens issued from now on. */
@@ -84,6 +86,7 @@ export async function startAuthorizationServer(options: { accessTokenTtl?: numbe
     authorizationRequests: [],
     tokenRequests: [],
     registrations: [],
+    applicationTypes: [],
     tokenErrors: [],
     accessTokenTtl: options.accessTokenTtl ?? 600,
     purgeClient(clientId) {
@@ -136,7 +139,10 @@ export async function startAuthorizationServer(options: { accessTokenTtl?: numbe
     ttl: { AccessToken: () => state.accessTokenTtl, RefreshToken: 3600, AuthorizationCode: 60, Interaction: 600, Session: 3600, Grant: 3600 },
     findAccount: async (_ctx: unknown, sub: string) => ({ accountId: sub, claims: async () => ({ sub }) }),
   });
-  provider.on('registration_create.success', (_ctx: unknown, client: { clientId: string }) => state.registrations.push(client.clientId));
+  provider.on('registration_create.success', (_ctx: unknown, client: { clientId: string; applicationType: string }) => {
+    state.registrations.push(client.clientId);
+    state.applicationTypes.push(client.applicationType);
+  });
   provider.on('grant.error', (_ctx: unknown, err: { error?: string }) => state.tokenErrors.push(err.error ?? 'error'));
   provider.use(async (ctx: any, next: () => Promise<void>) => {
     if (ctx.path === '/auth' && ctx.method === 'GET') state.authorizationRequests.push(new URLSearchParams(ctx.querystring));
@@ -187,6 +193,8 @@ export interface TestResourceServer {
   readonly authorizations: Array<string | undefined>;
   /** Scopes needed per JSON-RPC method; anything else needs `baseScope`. */
   requiredScopes: Record<string, string[]>;
+  /** From now on, names `issuer` in its metadata and accepts only the tokens it issues. */
+  moveTo(issuer: string): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -211,7 +219,9 @@ export async function startResourceServer(options: {
   const baseScope = options.baseScope ?? 'mcp:read';
   const metadataUrl =
     options.prm === 'header' ? `${origin}/meta/prm.json` : options.prm === 'path' ? `${origin}/.well-known/oauth-protected-resource/mcp` : `${origin}/.well-known/oauth-protected-resource`;
-  const asMeta = (await (await fetch(`${options.issuer}/.well-known/openid-configuration`)).json()) as AuthorizationServer;
+  const metadataOf = async (issuer: string) => (await (await fetch(`${issuer}/.well-known/openid-configuration`)).json()) as AuthorizationServer;
+  let issuer = options.issuer;
+  let asMeta = await metadataOf(issuer);
 
   const state: TestResourceServer = {
     url,
@@ -219,6 +229,10 @@ export async function startResourceServer(options: {
     metadataRequests: [],
     authorizations: [],
     requiredScopes: {},
+    async moveTo(next) {
+      asMeta = await metadataOf(next);
+      issuer = next;
+    },
     async stop() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -244,7 +258,7 @@ export async function startResourceServer(options: {
         state.metadataRequests.push(path);
         if (path === new URL(metadataUrl).pathname) {
           res.writeHead(200, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ resource, authorization_servers: [options.issuer], scopes_supported: options.scopesSupported ?? [baseScope] }));
+          res.end(JSON.stringify({ resource, authorization_servers: [issuer], scopes_supported: options.scopesSupported ?? [baseScope] }));
         } else {
           res.writeHead(404).end();
         }

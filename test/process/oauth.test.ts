@@ -127,6 +127,8 @@ describe('OAuth against a real authorization server (oidc-provider)', () => {
       // Discovery: the header's URL first, nothing else needed on the resource server.
       assert.deepEqual(s.rs.metadataRequests, ['/meta/prm.json']);
       assert.equal(s.as.registrations.length, 1);
+      // A loopback redirect: registered as a native application (client-registration.mdx).
+      assert.deepEqual(s.as.applicationTypes, ['native']);
       const auth = s.as.authorizationRequests[0];
       assert.equal(auth.get('code_challenge_method'), 'S256');
       assert.match(auth.get('code_challenge') ?? '', /^[A-Za-z0-9_-]{43}$/);
@@ -175,6 +177,35 @@ describe('OAuth against a real authorization server (oidc-provider)', () => {
       client.dispose();
       await transport.close().catch(() => undefined);
       await s.stop();
+    }
+  });
+
+  test('the server moves to another authorization server: its metadata is read again, a client registered there, no old credential sent', async () => {
+    const s = await setup({ prm: 'path' });
+    const as2 = await startAuthorizationServer();
+    allServers.push(as2);
+    const transport = createHttpTransport('http', { url: s.rs.url, label: "server 'remote'", auth: s.provider });
+    const client = new McpClient(transport, { label: "server 'remote'", clientInfo: { name: 'mcp-host-tests', version: '0.0.0' }, requestTimeoutMs: 15_000 });
+    try {
+      await client.connect();
+      assert.equal((await client.listTools()).tools.length, 1);
+      const firstClient = s.as.registrations[0];
+      // At once (the token is seconds old): the server now trusts only as2.
+      await s.rs.moveTo(as2.issuer);
+      assert.equal((await client.listTools()).tools.length, 1);
+      assert.equal(as2.registrations.length, 1, 'registered with the new authorization server');
+      assert.deepEqual(as2.applicationTypes, ['native']);
+      assert.notEqual(as2.registrations[0], firstClient);
+      assert.ok(as2.authorizationRequests.every((q) => q.get('client_id') !== firstClient), 'the old client id never went to the new server');
+      assert.ok(as2.tokenRequests.every((t) => t.client_id !== firstClient));
+      assert.equal(s.as.registrations.length, 1);
+      assert.ok(s.logs.some((l) => l.includes(`now names the authorization server ${as2.issuer}`)), s.logs.join('\n'));
+    } finally {
+      await client.close().catch(() => undefined);
+      client.dispose();
+      await transport.close().catch(() => undefined);
+      await s.stop();
+      await as2.stop();
     }
   });
 

@@ -6,6 +6,7 @@ import type { HostController } from '../../hostController';
 import type { TreeNode } from '../../serverTree';
 import type { PickItem } from '../../prompter';
 import { usageServices } from '../../services';
+import { freshListsOf } from '../../freshLists';
 import { completionSuggester } from '../resources/completion';
 import { serverByName } from '../resources';
 import { renderPromptResult } from './render';
@@ -39,6 +40,7 @@ type PromptPick = PickItem & { server?: ServerConnection; prompt?: Prompt };
 
 async function pickPrompt(controller: HostController): Promise<PromptPick | undefined> {
   const items: PromptPick[] = [];
+  await freshListsOf(controller.registry.servers.filter((s) => s.state.kind === 'running'), ['prompts']);
   const servers = controller.registry.servers.filter((s) => s.state.kind === 'running' && s.lists.prompts.length > 0).sort((a, b) => a.name.localeCompare(b.name));
   for (const server of servers) {
     items.push({ label: server.name, kind: vscode.QuickPickItemKind.Separator });

@@ -4,6 +4,7 @@ import type { Resource, ResourceTemplate } from '../../../protocol/schemas';
 import type { HostController } from '../../hostController';
 import type { TreeNode } from '../../serverTree';
 import { usageServices } from '../../services';
+import { freshListsOf } from '../../freshLists';
 import type { PickItem } from '../../prompter';
 import { ResourceFileSystem } from './fileSystem';
 import { languageFor } from './mime';
@@ -62,6 +63,7 @@ type ResourcePick = PickItem & { server?: ServerConnection; resource?: Resource;
 async function pickResource(controller: HostController): Promise<ResourcePick | undefined> {
   const items: ResourcePick[] = [];
   const servers = controller.registry.servers.filter((s) => s.state.kind === 'running' && s.state.capabilities.resources).sort((a, b) => a.name.localeCompare(b.name));
+  await freshListsOf(servers, ['resources']);
   for (const server of servers) {
     const { resources, resourceTemplates } = server.lists;
     if (resources.length + resourceTemplates.length === 0) continue;

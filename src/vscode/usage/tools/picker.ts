@@ -4,6 +4,7 @@ import type { ServerConnection } from '../../../host/serverConnection';
 import type { Tool } from '../../../protocol/schemas';
 import type { ArgumentHistory } from './history';
 import { isDestructive } from './settings';
+import { freshListsOf } from '../../freshLists';
 
 /** A tool picked by a person; `args` when they chose "Run Again with the Last Arguments". */
 export interface PickedTool {
@@ -22,6 +23,7 @@ const historyButton = (): vscode.QuickInputButton => ({ iconPath: new vscode.The
 /** "Run Tool…" without a tool: every tool of the running servers, grouped by server. */
 export async function pickTool(registry: ServerRegistry, history: ArgumentHistory): Promise<PickedTool | undefined> {
   const servers = registry.servers.filter((s) => s.state.kind === 'running').sort((a, b) => a.name.localeCompare(b.name));
+  await freshListsOf(servers, ['tools']);
   const items = toolItems(servers, history);
   if (items.length === 0) {
     void vscode.window.showInformationMessage(noToolsMessage(registry.servers.length, registry.servers.length - servers.length));
