@@ -307,11 +307,14 @@ export function stateLabel(state: ServerState): string {
 
 function serverItem(server: ServerConnection): vscode.TreeItem {
   const state = server.state;
-  const item = new vscode.TreeItem(server.name, state.kind === 'running' ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
   // VS Code keeps a row's expanded state by id and ignores collapsibleState for a row it knows, so
-  // a row that was not expandable (starting) would stay closed once running: a running server's
-  // row gets an id of its own. While it runs the id holds, so a row the user closed stays closed.
-  item.id = state.kind === 'running' ? `${server.id}#running` : server.id;
+  // a row first drawn as a leaf (starting) would stay closed once running. A server's row is
+  // therefore expandable in every state (it has no children until the server runs) and keeps one
+  // id: it opens when its lists arrive, and a row the user closed stays closed across restarts.
+  // (An id that changed with the state did open it, but VS Code then no longer repainted the row
+  // on its own refresh: it stayed "starting…" while the server ran.)
+  const item = new vscode.TreeItem(server.name, vscode.TreeItemCollapsibleState.Expanded);
+  item.id = server.id;
   // ".remote" lets the menus offer Sign In and Sign Out on remote servers only.
   item.contextValue = `mcpHost.server.${state.kind}${server.definition && server.definition.type !== 'stdio' ? '.remote' : ''}`;
   switch (state.kind) {

@@ -39,6 +39,7 @@ export async function scenario(name, flavour, body) {
   let remote;
   let passed = 0;
   let failed = 0;
+  let currentPage;
   const step = async (title, fn) => {
     const started = Date.now();
     try {
@@ -48,6 +49,9 @@ export async function scenario(name, flavour, body) {
     } catch (err) {
       failed++;
       console.log(`  ✖ ${title}: ${err?.stack ?? err}`);
+      // What the person would have seen when it failed.
+      const shot = join(RESULTS, `failed-${name}-${flavour}.png`);
+      await currentPage?.screenshot({ path: shot }).then(() => console.log(`    screenshot: ${shot}`), () => undefined);
       throw err;
     }
   };
@@ -63,6 +67,7 @@ export async function scenario(name, flavour, body) {
     browser = await launchBrowser();
     const url = server.url(undefined, { extensionDevelopmentPath: REPO_ROOT });
     const page = await openWorkbench(browser, url, { viewport: { width: 1280, height: 800 } });
+    currentPage = page;
     console.log(`${name} on VS Code ${server.info.vscode}`);
     await body({ page, step, flavour, server });
   } catch (err) {
