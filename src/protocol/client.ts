@@ -3,7 +3,8 @@ import type { Transport, TransportCloseInfo } from '../transport/transport';
 import { Emitter, type Event } from '../util/event';
 import type { Disposable } from '../util/disposable';
 import { nullLogger, type Logger } from '../util/logger';
-import { JsonRpcConnection, errorText, type MessageDirection, type RequestOptions, type IncomingRequestContext } from './connection';
+import { errorMessage } from '../util/errorMessage';
+import { JsonRpcConnection, type MessageDirection, type RequestOptions, type IncomingRequestContext } from './connection';
 import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError, InvalidResultError, RemoteError } from './errors';
 import { fastSafeParse } from './fast-check';
 import { formatZodError } from './jsonrpc';
@@ -324,7 +325,7 @@ export class McpClient implements Disposable {
           await this.closeQuietly();
           throw err;
         }
-        this.logger.debug(`[${this.options.label}] server/discover failed (${errorText(err)}): using the legacy initialize handshake`);
+        this.logger.debug(`[${this.options.label}] server/discover failed (${errorMessage(err)}): using the legacy initialize handshake`);
         return this.initialize(this.legacyOffer(), signal);
       }
       const choice = pickVersion(result.supportedVersions, SUPPORTED_PROTOCOL_VERSIONS);
@@ -680,7 +681,7 @@ export class McpClient implements Disposable {
     if (this.connection.isClosed) return;
     this.listenStream()
       .ensureOpen()
-      .catch((err: unknown) => this.logger.warn(`[${this.options.label}] could not listen for changes: ${errorText(err)}`));
+      .catch((err: unknown) => this.logger.warn(`[${this.options.label}] could not listen for changes: ${errorMessage(err)}`));
   }
 
   /** Legacy: every change notification counts. Modern: only those of our listen stream. */
@@ -752,7 +753,7 @@ export class McpClient implements Disposable {
     try {
       await this.connection.close();
     } catch (err) {
-      this.logger.debug(`[${this.options.label}] close after a failed handshake: ${errorText(err)}`);
+      this.logger.debug(`[${this.options.label}] close after a failed handshake: ${errorMessage(err)}`);
     }
   }
 }

@@ -666,9 +666,6 @@ function abortReason(signal: AbortSignal): string {
   return 'cancelled by the caller';
 }
 
-/** The one errorMessage helper under its old name here (client.ts and subscriptions.ts import it from this module). */
-export const errorText = errorMessage;
-
 /** A write that failed; the transport's error stays reachable as `cause` (e.g. to tell a sign-in from a lost server). */
 function sendError(method: string, label: string, err: unknown): ConnectionClosedError {
   const error = new ConnectionClosedError(`Could not send ${method} to ${label}: ${errorMessage(err)}`);

@@ -1,5 +1,5 @@
 import type { JsonRpcConnection } from './connection';
-import { errorText } from './connection';
+import { errorMessage } from '../util/errorMessage';
 import { McpError, RequestCancelledError, ConnectionClosedError, ErrorCode } from './errors';
 import { MetaKey } from './era';
 import { SubscriptionsAcknowledgedParamsSchema, type SubscriptionFilter } from './schemas';
@@ -183,7 +183,7 @@ export class ListenSubscriptions implements Disposable {
 
   private failed(stream: Stream, err: unknown): void {
     const quiet = err instanceof RequestCancelledError || err instanceof ConnectionClosedError;
-    if (!quiet) this.options.logger.warn(`[${this.options.label}] subscriptions/listen failed: ${errorText(err)}`);
+    if (!quiet) this.options.logger.warn(`[${this.options.label}] subscriptions/listen failed: ${errorMessage(err)}`);
     if (stream.ended) return;
     stream.ended = true;
     stream.ack.reject(err instanceof Error ? err : new Error(String(err)));

@@ -6,11 +6,11 @@
 import * as z from './zod';
 import type { ZodSchema } from './zod';
 import type { Disposable } from '../util/disposable';
-import type { IncomingRequestContext, NotificationHandler, ProgressUpdate, RequestOptions } from './connection';
+import type { NotificationHandler, ProgressUpdate, RequestOptions } from './connection';
 import type { ClientRequestHandlers } from './client';
 import { ErrorCode, McpError, RemoteError, RequestCancelledError } from './errors';
 import { MetaKey } from './era';
-import { runMrtr } from './mrtr';
+import { answerInputRequest, runMrtr } from './mrtr';
 import { CallToolResultSchema, type CallToolResult, type ServerCapabilities, type Tool } from './schemas';
 
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -283,7 +283,8 @@ export class TaskClient {
     const inputResponses: Record<string, unknown> = {};
     for (const [key, request] of requests) {
       answered.add(key);
-      inputResponses[key] = await answerInput(this.port, request.method, request.params ?? {}, { id: key, method: request.method, signal });
+      // The same handlers, and the same refusal, as a multi-round tools/call.
+      inputResponses[key] = await answerInputRequest(this.port.handlers, this.port.label, 'tools/call', request, { id: key, method: request.method, signal, meta: undefined });
     }
     const params: Record<string, unknown> = { taskId: task.taskId, inputResponses };
     if (requestState !== undefined) params.requestState = requestState;
@@ -462,15 +463,6 @@ class TaskFollower {
     for (const d of this.disposables) d.dispose();
     this.disposables.length = 0;
   }
-}
-
-/** One input request of a modern task, answered by the handler that answers it in the legacy era. */
-async function answerInput(port: TaskPort, method: string, params: Record<string, unknown>, context: IncomingRequestContext): Promise<unknown> {
-  const { listRoots, createMessage, elicit } = port.handlers;
-  if (method === 'elicitation/create' && elicit) return elicit(params, context);
-  if (method === 'sampling/createMessage' && createMessage) return createMessage(params, context);
-  if (method === 'roots/list' && listRoots) return { roots: await listRoots(context) };
-  throw new McpError(ErrorCode.InvalidResult, `${port.label} needs ${method} answered to go on with a task, which this client did not offer`);
 }
 
 function parseToolResult(value: unknown, label: string): CallToolResult {
