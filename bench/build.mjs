@@ -1,8 +1,8 @@
 // Builds our client for the bench with the extension's production esbuild settings
 // (esbuild.mjs --production: bundled, minified, node20, cjs, ES-module entry points preferred),
 // so the bench runs the same protocol, transport and zod/mini code, compiled the same way,
-// that dist/extension.js ships. Only the entry differs: it exports McpClient, StdioTransport
-// and, once src/transport/http.ts exists, createHttpTransport (for the HTTP scenarios).
+// that dist/extension.js ships. Only the entry differs: it exports McpClient, StdioTransport,
+// TrafficRecorder (the traffic view's ring) and createHttpTransport (for the HTTP scenarios).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -17,6 +17,7 @@ export async function buildOurs({ minify = true } = {}) {
     stdin: {
       contents:
         "export { McpClient } from './src/protocol/client';\nexport { StdioTransport } from './src/transport/stdio';\n" +
+        "export { TrafficRecorder } from './src/host/traffic';\n" +
         (HAS_HTTP ? "export { createHttpTransport } from './src/transport/http';\n" : ''),
       resolveDir: ROOT,
       sourcefile: 'bench-entry.ts',

@@ -15,9 +15,14 @@ function serverEnv(tools) {
   return { ...process.env, BENCH_TOOLS: String(tools ?? 3) };
 }
 
-/** Ours: McpClient over StdioTransport, from the same esbuild production build the extension ships. */
-async function loadOurs() {
-  const { McpClient, StdioTransport } = createRequire(import.meta.url)(OURS_BUNDLE);
+/**
+ * Ours: McpClient over StdioTransport, from the same esbuild production build the extension ships.
+ * With recordTraffic, every message also goes into a TrafficRecorder as ServerConnection records
+ * it for the traffic view (the default 1000 messages), to measure what recording costs.
+ */
+async function loadOurs({ recordTraffic = false } = {}) {
+  const { McpClient, StdioTransport, TrafficRecorder } = createRequire(import.meta.url)(OURS_BUNDLE);
+  const traffic = recordTraffic ? new TrafficRecorder(1000) : undefined;
   return {
     async open({ tools } = {}) {
       const transport = new StdioTransport({
@@ -26,7 +31,8 @@ async function loadOurs() {
         env: { BENCH_TOOLS: String(tools ?? 3) },
         label: 'bench-server',
       });
-      const client = new McpClient(transport, { label: "server 'bench'", clientInfo: CLIENT_INFO });
+      const onTrace = traffic ? (direction, message) => traffic.recordMessage(direction, message) : undefined;
+      const client = new McpClient(transport, { label: "server 'bench'", clientInfo: CLIENT_INFO, onTrace });
       await client.connect();
       return {
         listTools: () => client.listAllTools(),
@@ -97,4 +103,4 @@ async function loadFloor() {
   };
 }
 
-export const CLIENTS = { ours: loadOurs, sdk: loadSdk, floor: loadFloor };
+export const CLIENTS = { ours: () => loadOurs(), sdk: loadSdk, floor: loadFloor, 'ours+traffic': () => loadOurs({ recordTraffic: true }) };

@@ -14,6 +14,7 @@
 //   node bench/run.mjs concurrent_calls   some scenarios only (names: see scenarios.mjs)
 //   node bench/run.mjs --runs=11          another run count for every scenario
 //   node bench/run.mjs --http             the Streamable HTTP scenarios only (--stdio: the others)
+//   node bench/run.mjs --no-traffic       without the traffic recording on/off comparison
 //   node bench/build.mjs --no-minify      then node --cpu-prof bench/worker.mjs ours <scenario>
 //                                         profiles our client with readable names
 import { spawn } from 'node:child_process';
@@ -40,7 +41,11 @@ const TARGETS = {
   activationMs: 20,
   bundleBytes: 400_000,
   serversMs: 5_000,
+  // The traffic view's recording (on by default): ours with it on / ours with it off.
+  trafficOnOverOff: 1.1,
 };
+/** The scenarios that measure recording's cost: the most messages, and the largest ones. */
+const TRAFFIC_SCENARIOS = ['sequential_calls', 'concurrent_calls', 'large_results'];
 
 const args = process.argv.slice(2);
 const only = args.filter((a) => !a.startsWith('--'));
@@ -277,6 +282,25 @@ for (const name of names) {
 }
 await httpServer?.stop();
 
+// Traffic recording on and off: the same client, alternating, in the stdio scenarios it touches most.
+const traffic = {};
+for (const name of args.includes('--no-traffic') ? [] : TRAFFIC_SCENARIOS.filter((n) => names.includes(n))) {
+  const runs = runsOverride ?? SCENARIOS[name].runs;
+  const samples = { off: [], on: [] };
+  process.stdout.write(`${SCENARIOS[name].title}, traffic recording off/on: `);
+  for (let round = 0; round < runs; round++) {
+    for (const mode of round % 2 === 0 ? ['off', 'on'] : ['on', 'off']) {
+      const result = await runWorker(mode === 'on' ? 'ours+traffic' : 'ours', name);
+      if (result) samples[mode].push(result);
+      process.stdout.write('.');
+    }
+  }
+  log();
+  traffic[name] = Object.fromEntries(
+    Object.entries(samples).map(([mode, s]) => [mode, { median_ms: s.length ? round1(median(s.map((x) => x.ms))) : null, peak_rss_mb: s.length ? round1(median(s.map((x) => x.peak_rss_mb))) : null, runs_ms: s.map((x) => round1(x.ms)) }]),
+  );
+}
+
 function round1(n) {
   return n === null ? null : Math.round(n * 10) / 10;
 }
@@ -351,6 +375,18 @@ for (const [name, x] of Object.entries(sdkOverFloor)) {
 }
 log();
 
+if (Object.keys(traffic).length > 0) {
+  const trafficRows = Object.entries(traffic).map(([name, t]) => {
+    const r = ratio(t.on.median_ms, t.off.median_ms);
+    const met = r === null ? null : r <= TARGETS.trafficOnOverOff;
+    verdicts.push({ what: `${SCENARIOS[name].title}: traffic recording on/off <= ${TARGETS.trafficOnOverOff}`, met, value: fmtX(r) });
+    return [SCENARIOS[name].title, fmtMs(t.off.median_ms), fmtMs(t.on.median_ms), fmtX(r), `${fmtMb(t.off.peak_rss_mb)} / ${fmtMb(t.on.peak_rss_mb)}`, met === null ? 'n/a' : met ? 'met' : 'MISSED'];
+  });
+  log('Traffic recording (the traffic view keeps the last 1000 messages of each server, as ServerConnection does): ours with it off and on.');
+  log(table(['scenario', 'off', 'on', 'on/off', 'RSS MB off/on', 'verdict'], trafficRows));
+  log();
+}
+
 const activationMet = activation.ms !== null && activation.ms < TARGETS.activationMs;
 const bundleMet = bundle.bytes !== null && bundle.bytes < TARGETS.bundleBytes;
 log(`Activation (activate called -> returned): ${activation.ms === null ? 'n/a' : `${activation.ms.toFixed(1)} ms`}  [${activation.note}]  target < ${TARGETS.activationMs} ms: ${activation.ms === null ? 'NOT MEASURED' : activationMet ? 'met' : 'MISSED'}`);
@@ -380,6 +416,7 @@ const results = {
   remote_bundle_bytes: bundle.remoteBytes ?? null,
   bundle_parts: bundle.parts ?? null,
   sdk_over_floor: sdkOverFloor,
+  traffic_recording: traffic,
   vsix_bytes: vsix.bytes,
   targets: Object.fromEntries(verdicts.map((v) => [v.what, { met: v.met, value: v.value }])),
   node: process.version,

@@ -4,6 +4,7 @@ import type { ConnectionEnvironment } from '../host/serverConnection';
 import type { InputDefinition } from '../host/config';
 import type { InputResolver } from '../host/variables';
 import type { ClientRequestHandlers } from '../protocol/client';
+import { MCP_APPS_CLIENT_SETTINGS, MCP_APPS_EXTENSION_ID } from '../protocol/apps';
 import type { LoggingLevel } from '../protocol/schemas';
 import type { Logger } from '../util/logger';
 import { VERSION } from '../version';
@@ -41,6 +42,9 @@ export class HostController implements vscode.Disposable {
       this.loader.onDidChange(() => void this.reload()),
       vscode.workspace.onDidGrantWorkspaceTrust(() => this.reload({ startStopped: true })),
       this.registry.onDidChangeServers(() => this.disposeUnusedChannels()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('mcpHost.traffic.maxMessages')) for (const server of this.registry.servers) server.updateTrafficCapacity();
+      }),
     );
   }
 
@@ -86,6 +90,8 @@ export class HostController implements vscode.Disposable {
     const logger = this.teeLogger(entry.id, channel);
     return {
       clientInfo: { name: 'mcp-host-vscode', title: 'MCP Host for VS Code', version: VERSION },
+      // The editor renders MCP Apps' views (src/vscode/apps/); the CLI does not advertise them.
+      clientExtensions: { [MCP_APPS_EXTENSION_ID]: MCP_APPS_CLIENT_SETTINGS },
       logger,
       authorization: (server) => createServerAuthorization(this.context.secrets, server, server.log ?? logger),
       traceEnabled: () => channel.logLevel === vscode.LogLevel.Trace,
@@ -100,6 +106,7 @@ export class HostController implements vscode.Disposable {
         return Math.round(Math.max(1, config().get<number>('maxMessageSizeMB', 64)) * 1024 * 1024);
       },
       maxMessageBytesHint: 'raise the setting mcpHost.maxMessageSizeMB (then restart the server)',
+      trafficCapacity: () => Math.max(0, config().get<number>('traffic.maxMessages', 1000)),
       canStart: () =>
         entry.source.kind === 'workspace' && !vscode.workspace.isTrusted
           ? 'the workspace is not trusted; servers defined by the workspace start once you trust it (Manage Workspace Trust)'

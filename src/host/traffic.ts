@@ -1,0 +1,277 @@
+// What a server and the host said to each other: every protocol message of a server, both
+// directions, in a bounded ring, and the timeline a person reads from it (requests paired with
+// their responses). Recording is one object and one array slot per message; everything else
+// (sizes, pairing, redaction) is computed when someone looks.
+import { Emitter, type Event } from '../util/event';
+
+export type TrafficDirection = 'send' | 'receive';
+
+/** One recorded protocol message, or one lifecycle event of the server (started, stopped…). */
+export type TrafficEntry =
+  | { readonly seq: number; readonly at: number; readonly kind: 'message'; readonly direction: TrafficDirection; readonly message: unknown }
+  | { readonly seq: number; readonly at: number; readonly kind: 'event'; readonly text: string };
+
+/**
+ * How much message data one server's ring holds at most: a server that returns large results
+ * (files, images) would otherwise keep `capacity` of them alive. The oldest go first.
+ */
+export const TRAFFIC_BYTES_PER_SERVER = 64 * 1024 * 1024;
+
+/** The last `capacity` messages of one server (0: nothing is recorded), within a byte budget. */
+export class TrafficRecorder {
+  private ring: Array<TrafficEntry | undefined> = [];
+  private sizes: number[] = [];
+  /** Index of the oldest entry, and how many there are. */
+  private start = 0;
+  private count = 0;
+  private bytes = 0;
+  private seq = 0;
+  private capacityValue: number;
+  private readonly recordedEmitter = new Emitter<void>();
+  /** Something was recorded (or the ring was cleared). Fired per message: listeners should batch. */
+  readonly onDidRecord: Event<void> = this.recordedEmitter.event;
+
+  constructor(
+    capacity: number,
+    private readonly maxBytes = TRAFFIC_BYTES_PER_SERVER,
+  ) {
+    this.capacityValue = normaliseCapacity(capacity);
+  }
+
+  get capacity(): number {
+    return this.capacityValue;
+  }
+
+  get enabled(): boolean {
+    return this.capacityValue > 0;
+  }
+
+  /** Changes the size; keeps the newest entries that still fit (none when 0). */
+  setCapacity(capacity: number): void {
+    const value = normaliseCapacity(capacity);
+    if (value === this.capacityValue) return;
+    const kept = value > 0 ? this.entries().slice(-value) : [];
+    this.capacityValue = value;
+    this.reset();
+    for (const entry of kept) this.push(entry);
+    this.recordedEmitter.fire();
+  }
+
+  recordMessage(direction: TrafficDirection, message: unknown): void {
+    if (this.capacityValue === 0) return;
+    this.push({ seq: ++this.seq, at: Date.now(), kind: 'message', direction, message });
+    if (this.recordedEmitter.hasListeners) this.recordedEmitter.fire();
+  }
+
+  recordEvent(text: string): void {
+    if (this.capacityValue === 0) return;
+    this.push({ seq: ++this.seq, at: Date.now(), kind: 'event', text });
+    if (this.recordedEmitter.hasListeners) this.recordedEmitter.fire();
+  }
+
+  /** The recorded entries, oldest first. */
+  entries(): TrafficEntry[] {
+    const out: TrafficEntry[] = [];
+    for (let i = 0; i < this.count; i++) {
+      const entry = this.ring[(this.start + i) % this.capacityValue];
+      if (entry) out.push(entry);
+    }
+    return out;
+  }
+
+  clear(): void {
+    this.reset();
+    this.recordedEmitter.fire();
+  }
+
+  dispose(): void {
+    this.recordedEmitter.dispose();
+  }
+
+  private reset(): void {
+    this.ring = [];
+    this.sizes = [];
+    this.start = 0;
+    this.count = 0;
+    this.bytes = 0;
+  }
+
+  private push(entry: TrafficEntry): void {
+    if (this.count === this.capacityValue) this.dropOldest();
+    const size = entry.kind === 'message' ? approximateBytes(entry.message) : entry.text.length;
+    const index = (this.start + this.count) % this.capacityValue;
+    this.ring[index] = entry;
+    this.sizes[index] = size;
+    this.count++;
+    this.bytes += size;
+    // The newest entry stays even when it alone is over the budget.
+    while (this.bytes > this.maxBytes && this.count > 1) this.dropOldest();
+  }
+
+  private dropOldest(): void {
+    this.bytes -= this.sizes[this.start] ?? 0;
+    this.ring[this.start] = undefined;
+    this.start = (this.start + 1) % this.capacityValue;
+    this.count--;
+  }
+}
+
+/**
+ * About the size of a value as JSON, without making the JSON: a walk that counts string lengths and
+ * a few bytes per key, number and bracket. Cheap for the usual message, and for a large result
+ * mostly the length of its few large strings.
+ */
+export function approximateBytes(value: unknown): number {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item === 'string') total += item.length + 2;
+    else if (typeof item !== 'object' || item === null) total += 6;
+    else if (Array.isArray(item)) {
+      total += 2 + item.length;
+      for (let i = 0; i < item.length; i++) stack.push(item[i]);
+    } else {
+      total += 2;
+      for (const key in item) {
+        total += key.length + 4;
+        stack.push((item as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return total;
+}
+
+function normaliseCapacity(capacity: number): number {
+  return Number.isFinite(capacity) && capacity > 0 ? Math.floor(capacity) : 0;
+}
+
+// --- the timeline --------------------------------------------------------------
+
+export type TrafficRowKind = 'request' | 'server-request' | 'notification' | 'response' | 'event';
+export type TrafficRowStatus = 'ok' | 'error' | 'pending' | 'cancelled' | 'none';
+
+/**
+ * One line of the timeline: a request with its response, a notification, a response whose request
+ * is no longer recorded, or a lifecycle event. `direction` is the first message's.
+ */
+export interface TrafficRow {
+  /** The seq of the row's first entry: stable while the entry is recorded. */
+  readonly key: number;
+  readonly at: number;
+  readonly kind: TrafficRowKind;
+  readonly direction?: TrafficDirection;
+  readonly method?: string;
+  readonly id?: string | number;
+  status: TrafficRowStatus;
+  /** The error of an error response: code and message. */
+  error?: { code?: number; message: string };
+  /** Milliseconds from the request to its response. */
+  latencyMs?: number;
+  readonly first: TrafficEntry;
+  response?: TrafficEntry;
+  /** For an event row, its text. */
+  readonly text?: string;
+}
+
+type Message = { readonly [key: string]: unknown };
+
+function asMessage(value: unknown): Message | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Message) : undefined;
+}
+
+function isId(value: unknown): value is string | number {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
+/**
+ * Pairs requests with their responses (a request of ours with the server's answer, a request of the
+ * server with ours: ids of the two directions are separate spaces) and marks requests we cancelled.
+ * A batch (an array) counts as its members, in order.
+ */
+export function buildTimeline(entries: readonly TrafficEntry[]): TrafficRow[] {
+  const rows: TrafficRow[] = [];
+  // Open requests by the direction they were sent in, then id.
+  const open: Record<TrafficDirection, Map<string, TrafficRow>> = { send: new Map(), receive: new Map() };
+  const idKey = (id: string | number) => `${typeof id}:${id}`;
+  for (const entry of entries) {
+    if (entry.kind === 'event') {
+      rows.push({ key: entry.seq, at: entry.at, kind: 'event', status: 'none', first: entry, text: entry.text });
+      continue;
+    }
+    const members = Array.isArray(entry.message) ? (entry.message as unknown[]) : [entry.message];
+    for (let i = 0; i < members.length; i++) {
+      const member = members[i];
+      // Members of a batch share their entry's seq: a fraction keeps their keys apart and in order.
+      const key = members.length === 1 ? entry.seq : entry.seq + i / members.length;
+      const message = asMessage(member);
+      const method = typeof message?.method === 'string' ? message.method : undefined;
+      const id = message && isId(message.id) ? message.id : undefined;
+      const one: TrafficEntry = members.length === 1 ? entry : { ...entry, message: member };
+      if (method !== undefined && id !== undefined) {
+        const row: TrafficRow = { key, at: entry.at, kind: entry.direction === 'send' ? 'request' : 'server-request', direction: entry.direction, method, id, status: 'pending', first: one };
+        open[entry.direction].set(idKey(id), row);
+        rows.push(row);
+        continue;
+      }
+      if (method !== undefined) {
+        if (method === 'notifications/cancelled' && entry.direction === 'send') markCancelled(open.send, message, idKey);
+        rows.push({ key, at: entry.at, kind: 'notification', direction: entry.direction, method, status: 'none', first: one });
+        continue;
+      }
+      // A response answers a request sent the other way.
+      const asked = id !== undefined ? open[entry.direction === 'send' ? 'receive' : 'send'].get(idKey(id)) : undefined;
+      const error = describeError(message?.error);
+      if (asked && id !== undefined) {
+        open[asked.direction ?? 'send'].delete(idKey(id));
+        asked.response = one;
+        asked.status = error ? 'error' : 'ok';
+        asked.error = error;
+        asked.latencyMs = entry.at - asked.at;
+        continue;
+      }
+      rows.push({ key, at: entry.at, kind: 'response', direction: entry.direction, id, status: error ? 'error' : 'ok', error, first: one });
+    }
+  }
+  return rows;
+}
+
+function markCancelled(open: Map<string, TrafficRow>, message: Message | undefined, idKey: (id: string | number) => string): void {
+  const params = asMessage(message?.params);
+  const requestId = params?.requestId;
+  if (!isId(requestId)) return;
+  const row = open.get(idKey(requestId));
+  if (row) row.status = 'cancelled';
+}
+
+function describeError(error: unknown): TrafficRow['error'] {
+  const value = asMessage(error);
+  if (!value) return undefined;
+  return { code: typeof value.code === 'number' ? value.code : undefined, message: typeof value.message === 'string' ? value.message : JSON.stringify(value) };
+}
+
+// --- sizes, text and export ----------------------------------------------------
+
+const sizes = new WeakMap<object, number>();
+
+/** The size of a message as JSON, in UTF-8 bytes (computed once per message). */
+export function messageBytes(message: unknown): number {
+  if (typeof message !== 'object' || message === null) return Buffer.byteLength(JSON.stringify(message) ?? '');
+  let size = sizes.get(message);
+  if (size === undefined) {
+    size = Buffer.byteLength(JSON.stringify(message) ?? '');
+    sizes.set(message, size);
+  }
+  return size;
+}
+
+/**
+ * One line of a traffic export (JSONL), the same in the editor's Export and the CLI's --trace:
+ * `{"time", "server", "direction", "message"}` for a message, `{"time", "server", "event"}` for
+ * an event. The line is redacted as the server's log is: `redact` runs over its JSON text.
+ */
+export function trafficJsonLine(entry: TrafficEntry, server: string, redact: (text: string) => string): string {
+  const time = new Date(entry.at).toISOString();
+  const line = entry.kind === 'event' ? { time, server, event: entry.text } : { time, server, direction: entry.direction, message: entry.message };
+  return redact(JSON.stringify(line));
+}
