@@ -28,6 +28,8 @@ const common = {
 const LAZY_PARTS = [
   { importer: 'src/host/loadRemote.ts', specifier: '../remote', output: './remote.js' },
   { importer: 'src/vscode/webview/validation.ts', specifier: '../../ajv', output: './ajv.js' },
+  // The server report's schema checks (the extension's and the CLI's).
+  { importer: 'src/host/report/schemaValidity.ts', specifier: '../../ajv', output: './ajv.js' },
 ];
 const lazyPartsAsSeparateBundles = {
   name: 'lazy-parts-as-separate-bundles',
@@ -52,7 +54,7 @@ const builds = [
     platform: 'browser',
     target: ['chrome114'],
     format: 'iife',
-    entryPoints: { schemaForm: 'src/webview/schemaForm.ts', toolResult: 'src/webview/toolResult.ts' },
+    entryPoints: { schemaForm: 'src/webview/schemaForm.ts', toolResult: 'src/webview/toolResult.ts', mcpApp: 'src/webview/mcpApp.ts', traffic: 'src/webview/traffic.ts' },
     outdir: 'dist/webview',
     mainFields: ['browser', 'module', 'main'],
   },

@@ -7,6 +7,9 @@ import { createServerRequestHandlers } from './vscode/serverRequests';
 import { registerUsage } from './vscode/usage';
 import { TaskList } from './vscode/usage/tools/taskList';
 import { registerConfigCommands } from './vscode/configCommands';
+import { registerDoctor } from './vscode/doctor';
+import { registerServerReport } from './vscode/serverReport';
+import { registerTrafficView } from './vscode/traffic';
 
 /** What the extension exports: used by its integration tests and by other extensions. */
 export interface McpHostApi {
@@ -46,8 +49,11 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
     new ServerStatusBar(controller.registry),
     ...registerLifecycleCommands(controller, () => tree.refresh()),
     ...registerConfigCommands(controller, context),
+    ...registerDoctor(controller, context),
+    ...registerServerReport(controller),
     tasks,
     ...registerUsage(context, controller, tasks),
+    ...registerTrafficView(controller),
   );
   const host = controller;
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.reload());

@@ -9,12 +9,14 @@ import { Redactor, definitionSecrets, launchSecrets } from '../host/redact';
 import { cliAuthorization } from './auth';
 import { AuthorizationRequiredError } from '../auth/types';
 import { findCause } from '../util/errorCause';
+import { errorMessage } from '../util/errorMessage';
 import { formatListing, formatPromptResult, formatReadResult, formatToolResult } from './format';
 import { serverNameFromCommand, unknownNameHint } from './names';
 import { VERSION } from '../version';
 import { ClosedOnEraProbeError, MissingClientCapabilityError, type ProtocolEraSetting } from '../protocol/era';
 import { InputNotOfferedError } from '../protocol/mrtr';
 import { TaskInterrupt, callToolTask, callsAsTask } from './taskRun';
+import { TraceFile } from './trace';
 
 /**
  * Exit statuses, as documented in the README. 1 is an error answer from a working server (a tool's
@@ -44,6 +46,17 @@ const USAGE = `Usage:
   mcp-host read URI [--json] -- CMD [ARGS...]
   mcp-host prompt NAME [--args JSON] [--json] -- CMD [ARGS...]
   mcp-host --config FILE                                  the servers a config file defines
+  mcp-host report [--json] [--fail-on error|warning|info] -- CMD [ARGS...]
+                                                          the server quality report (Markdown): tools,
+                                                          tokens, schemas, names, descriptions, a grade;
+                                                          --config FILE without --server: every server
+                                                          of the file, duplicate names across them
+                                                          (mcp-host report --help)
+  mcp-host doctor [--config FILE] [--server NAME] [--json]
+                                                          a checklist of what keeps a server from
+                                                          starting, with a fix for each failed line;
+                                                          every server of the file without --server
+                                                          (also -- CMD, --url URL; mcp-host doctor --help)
   mcp-host conformance SERVER_URL   (the client of the official MCP conformance suite)
   mcp-host --help
 
@@ -61,12 +74,15 @@ Options:
   --era auto|modern|legacy   the protocol era: auto (default) asks with server/discover and falls
                  back to initialize; modern (2026-07-28) or legacy (initialize) skip that probe
   --verbose      show the server's stderr, prefixed with its name
+  --trace FILE   write every protocol message, both directions, to FILE as JSON Lines (the
+                 traffic view's export format; secrets redacted)
   --args JSON    the tool's arguments, or the prompt's (a JSON object)
   --json         print the protocol result as JSON
   --task         run a tool that allows tasks as a task (one that requires them always is): its
                  status goes to stderr, Ctrl-C cancels it
 Exit status: 0 ok; 1 the server answered with an error (a tool's isError, an unknown tool, prompt or
-resource); 2 usage or config error; 3 the server failed (could not start, crashed, timed out).`;
+resource); 2 usage or config error; 3 the server failed (could not start, crashed, timed out).
+doctor: 0 no check failed (warnings allowed); 2 usage error; 3 a check failed for some server.`;
 
 type Command = 'list' | 'call' | 'read' | 'prompt' | 'servers';
 const COMMANDS: readonly string[] = ['list', 'call', 'read', 'prompt'];
@@ -88,6 +104,8 @@ interface Options {
   task: boolean;
   /** --era; else the config entry's protocolEra; else auto. */
   era?: ProtocolEraSetting;
+  /** --trace FILE: the protocol messages as JSON Lines. */
+  traceFile?: string;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -121,6 +139,9 @@ function parseArgs(argv: string[]): Options {
         break;
       case '--verbose':
         options.verbose = true;
+        break;
+      case '--trace':
+        options.traceFile = value();
         break;
       case '--timeout': {
         const v = value();
@@ -314,6 +335,10 @@ function resolveTarget(options: Options, io: CliIo): CliTarget {
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   // Loaded on demand: only the conformance suite runs it.
   if (argv[0] === 'conformance') return (await import('./conformance')).runConformance(argv.slice(1), io);
+  // The server quality report: its own options and its own way of starting servers (src/cli/report.ts).
+  if (argv[0] === 'report') return (await import('./report')).runReport(argv.slice(1), io);
+  // The doctor: a checklist of what keeps a server from starting (src/cli/doctor.ts).
+  if (argv[0] === 'doctor') return (await import('./doctor')).runDoctor(argv.slice(1), io);
   // Every message on stderr is redacted: credential forms always, this run's secret values once known.
   const redactor = new Redactor();
   const rawStderr = io.stderr;
@@ -343,6 +368,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   const label = `server '${target.label}'`;
   const spec = target.spec;
+  let trace: TraceFile | undefined;
+  try {
+    trace = options.traceFile ? TraceFile.open(options.traceFile, io.cwd, target.label, (text) => redactor.redact(text)) : undefined;
+  } catch (err) {
+    io.stderr(`mcp-host: ${errorMessage(err)}\n`);
+    return ExitCode.Usage;
+  }
+  trace?.event(`${spec.type === 'stdio' ? 'starting' : 'connecting to'} ${describeLaunch(spec)}`);
   const auth =
     spec.type === 'stdio'
       ? undefined
@@ -382,6 +415,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         requestTimeoutMs: options.timeoutMs,
         protocolEra: era,
         logger: { trace() {}, debug() {}, info() {}, warn, error: warn },
+        onTrace: trace ? (direction, message) => trace.message(direction, message) : undefined,
       },
       // Roots are answered here (the folder of the run); forms and sampling are not offered, so a
       // modern server that needs them ends the request with InputNotOfferedError or -32021.
@@ -415,6 +449,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   } finally {
     client.dispose();
     await transport.close().catch(() => undefined);
+    trace?.event('closed');
+    trace?.close();
   }
 }
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { McpClient, type ClientRequestHandlers } from '../protocol/client';
-import { McpError, NotAnMcpServerError, RemoteError, RequestTimeoutError, UnsupportedProtocolVersionError, ConnectionClosedError, describeClose, describeStderr } from '../protocol/errors';
+import { McpError, ConnectionClosedError, describeClose } from '../protocol/errors';
 import type { RequestOptions } from '../protocol/connection';
 import { ClosedOnEraProbeError, type ProtocolEra, type ProtocolEraSetting } from '../protocol/era';
 import type { TaskCallOptions, TaskInfo } from '../protocol/tasks';
@@ -20,7 +20,6 @@ import type {
   ServerCapabilities,
   Tool,
 } from '../protocol/schemas';
-import { TransportStartError } from '../transport/stdio';
 import { HttpTransportError } from '../transport/httpError';
 import type { Transport, TransportCloseInfo } from '../transport/transport';
 import { AuthorizationRequiredError, type ServerAuthorization, type StaticClientConfig } from '../auth/types';
@@ -31,9 +30,11 @@ import { errorMessage } from '../util/errorMessage';
 import type { Logger } from '../util/logger';
 import type { ConfigSource, HttpServerDefinition, InputDefinition, ServerDefinition, StdioServerDefinition } from './config';
 import { createTransport, describeLaunch, type HttpLaunchSpec, type LaunchSpec, type StdioLaunchSpec } from './transportFactory';
+import { explainStartFailure } from './startFailure';
 import { RestartPolicy, type RestartPolicyOptions } from './restartPolicy';
 import { Redactor, definitionSecrets, headerSecretValues, isCredentialHeader, looksSecret, redactingLogger, tokenArgumentValues } from './redact';
 import { resolveInputs, secretValues, substitute, VariableError, type InputResolver } from './variables';
+import { TrafficRecorder, type TrafficDirection } from './traffic';
 
 /** A server's whole life, one value. The tree renders it; nobody asks the process. */
 export type ServerState =
@@ -71,6 +72,8 @@ const emptyLists = (): ServerLists => ({ tools: [], resources: [], resourceTempl
 /** What the host gives every connection. The editor floor implements it with VS Code APIs. */
 export interface ConnectionEnvironment {
   clientInfo: Implementation;
+  /** Extensions advertised in our capabilities (the editor: MCP Apps; the CLI: none). */
+  clientExtensions?: Record<string, Record<string, unknown>>;
   /** The server's own log (a LogOutputChannel in the editor). */
   logger: Logger;
   /** True when the log is at trace level: every protocol message is then logged. */
@@ -84,6 +87,8 @@ export interface ConnectionEnvironment {
   processEnv: NodeJS.ProcessEnv;
   restartPolicy?: RestartPolicyOptions;
   shutdown?: { closeStdinGraceMs?: number; sigtermGraceMs?: number };
+  /** How many protocol messages of each server the traffic view keeps (0 or absent: none are recorded). */
+  trafficCapacity?(): number;
   /** Longest accepted message; read at each start. */
   maxMessageBytes?: number;
   /** How a person raises it (e.g. "raise the setting …"), shown when a message is refused. */
@@ -178,6 +183,8 @@ export class ServerConnection implements Disposable {
   readonly onResourceUpdated: Event<string> = this.resourceUpdatedEmitter.event;
   /** How many launches reached running (see sessionNumber). */
   private runningLaunches = 0;
+  /** Every protocol message of this server, both directions, across its launches (the traffic view). */
+  readonly traffic: TrafficRecorder;
 
   constructor(
     private definitionValue: ServerDefinition | undefined,
@@ -189,6 +196,7 @@ export class ServerConnection implements Disposable {
     private configProblem?: string,
   ) {
     this.restartPolicy = new RestartPolicy(env.restartPolicy);
+    this.traffic = new TrafficRecorder(env.trafficCapacity?.() ?? 0);
     this.log = redactingLogger(env.logger, this.redactor);
     if (definitionValue) this.redactor.add(definitionSecrets(definitionValue, env.processEnv));
   }
@@ -355,6 +363,12 @@ export class ServerConnection implements Disposable {
     this.stateEmitter.dispose();
     this.listsEmitter.dispose();
     this.resourceUpdatedEmitter.dispose();
+    this.traffic.dispose();
+  }
+
+  /** Applies a changed traffic setting at once (the ring keeps what still fits). */
+  updateTrafficCapacity(): void {
+    this.traffic.setCapacity(this.env.trafficCapacity?.() ?? 0);
   }
 
   // --- the launch ------------------------------------------------------------
@@ -488,9 +502,10 @@ export class ServerConnection implements Disposable {
         label: `server '${this.name}'`,
         protocolEra: era,
         clientInfo: this.env.clientInfo,
+        extensions: this.env.clientExtensions,
         logger: this.log,
         requestTimeoutMs: this.env.requestTimeoutMs(),
-        onTrace: this.env.traceEnabled() ? (direction, message) => this.traceMessage(direction, message) : undefined,
+        onTrace: (direction, message) => this.onProtocolMessage(direction, message),
       },
       this.env.handlers,
     );
@@ -799,8 +814,13 @@ export class ServerConnection implements Disposable {
     }
   }
 
-  private traceMessage(direction: 'send' | 'receive', message: unknown): void {
-    if (!this.env.traceEnabled()) return;
+  /** Every message in and out: into the traffic ring, and into the log at trace level. */
+  private onProtocolMessage(direction: TrafficDirection, message: unknown): void {
+    this.traffic.recordMessage(direction, message);
+    if (this.env.traceEnabled()) this.traceMessage(direction, message);
+  }
+
+  private traceMessage(direction: TrafficDirection, message: unknown): void {
     // Redacted before it is cut, so a secret across the cut cannot leave its first half behind.
     let text = this.redactor.redact(JSON.stringify(message) ?? String(message));
     if (text.length > 4000) text = `${text.slice(0, 4000)}… (${text.length} chars)`;
@@ -808,43 +828,7 @@ export class ServerConnection implements Disposable {
   }
 
   private explainStartFailure(err: unknown, spec: LaunchSpec, stderr: readonly string[]): string {
-    if (spec.type !== 'stdio') return this.explainRemoteStartFailure(err, spec);
-    if (err instanceof TransportStartError) {
-      let hint = '';
-      if (err.code === 'ENOENT' && !spec.command.includes('/') && !spec.command.includes('\\')) {
-        hint =
-          ' VS Code may have been started without your shell profile: programs installed with nvm, volta, asdf or Homebrew are then not on its PATH. Use an absolute path in "command", or start VS Code from a terminal.' +
-          (process.platform === 'win32' ? ' On Windows, use "npx.cmd" or the full path of npx.' : '');
-      }
-      return `Could not start "${this.name}": ${err.message}.${hint}`;
-    }
-    if (err instanceof UnsupportedProtocolVersionError) return `Server "${this.name}": ${err.message}`;
-    if (err instanceof RequestTimeoutError) {
-      const said = describeStderr(stderr);
-      return `Server "${this.name}" started but did not answer initialize within ${err.timeoutMs} ms${said ? `. ${said}` : ''}. Check its log; it may be waiting for input or printing to stdout.`;
-    }
-    if (err instanceof NotAnMcpServerError) {
-      return `Server "${this.name}" is not an MCP server: ${spec.command} sent our initialize request back instead of answering it (it echoes its input, as cat or a shell does). Check "command" and "args".`;
-    }
-    if (err instanceof RemoteError && err.method === 'initialize') {
-      return `Server "${this.name}" refused initialize: ${err.message} (JSON-RPC error ${err.code}). Is the command an MCP server?`;
-    }
-    if (err instanceof ConnectionClosedError) {
-      const info = err.closeInfo;
-      return `Server "${this.name}" exited before answering initialize: ${info ? describeClose(info) : err.message}`;
-    }
-    return `Server "${this.name}" failed to start: ${errorMessage(err)}`;
-  }
-
-  private explainRemoteStartFailure(err: unknown, spec: HttpLaunchSpec): string {
-    const where = describeLaunch(spec);
-    if (err instanceof UnsupportedProtocolVersionError) return `Server "${this.name}": ${err.message}`;
-    if (err instanceof RequestTimeoutError) {
-      return `Server "${this.name}" (${where}) did not answer initialize within ${err.timeoutMs} ms. Check that the URL is the server's MCP endpoint.`;
-    }
-    const http = findCause(err, HttpTransportError);
-    if (http) return `Could not connect to "${this.name}": ${http.message}`;
-    return `Could not connect to "${this.name}" (${where}): ${errorMessage(err)}`;
+    return explainStartFailure(this.name, err, spec, stderr);
   }
 
   private setState(state: ServerState): void {
@@ -853,7 +837,24 @@ export class ServerConnection implements Disposable {
     if ('detail' in state && state.detail !== undefined) state = { ...state, detail: this.redactor.redact(state.detail) };
     if ('reason' in state && state.reason !== undefined) state = { ...state, reason: this.redactor.redact(state.reason) };
     this.stateValue = state;
+    this.traffic.recordEvent(describeStateEvent(state));
     this.stateEmitter.fire(state);
+  }
+}
+
+/** A state as a line of the traffic timeline (its texts are redacted already). */
+function describeStateEvent(state: ServerState): string {
+  switch (state.kind) {
+    case 'running':
+      return `running: ${state.serverInfo.name} ${state.serverInfo.version}, protocol ${state.protocolVersion} (${state.era} era)${state.pid !== undefined ? `, pid ${state.pid}` : ''}`;
+    case 'error':
+      return `error: ${state.message}`;
+    case 'needs-sign-in':
+      return `needs sign-in: ${state.message}`;
+    case 'stopped':
+      return state.reason ? `stopped: ${state.reason}` : 'stopped';
+    default:
+      return state.kind;
   }
 }
 

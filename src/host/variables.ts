@@ -65,7 +65,7 @@ export function substitute(value: string, ctx: VariableContext, inputValues: Rea
 }
 
 /** The strings of a definition that may hold variables. */
-function templatedStrings(def: ServerDefinition): string[] {
+export function templatedStrings(def: ServerDefinition): string[] {
   if (def.type === 'stdio') {
     return [def.command, ...def.args, ...Object.values(def.env).filter((v): v is string => v !== null), def.cwd ?? '', def.envFile ?? ''];
   }

@@ -83,6 +83,11 @@ export interface McpClientOptions {
   protocolEra?: ProtocolEraSetting;
   /** How long the server/discover probe waits before the server is taken for legacy (default 5 s, less with a shorter handshake timeout). */
   eraProbeTimeoutMs?: number;
+  /**
+   * Extensions advertised in the `extensions` field of our capabilities (both eras), e.g. MCP Apps:
+   * `{ 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } }`.
+   */
+  extensions?: Record<string, Record<string, unknown>>;
   onTrace?: (direction: MessageDirection, message: unknown) => void;
 }
 
@@ -227,6 +232,8 @@ export class McpClient implements Disposable {
     if (this.handlers.listRoots) capabilities.roots = { listChanged: true };
     if (this.handlers.createMessage) capabilities.sampling = {};
     if (this.handlers.elicit) capabilities.elicitation = { form: {}, url: {} };
+    const extensions = this.options.extensions;
+    if (extensions && Object.keys(extensions).length > 0) capabilities.extensions = extensions;
     return capabilities;
   }
 

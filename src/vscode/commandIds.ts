@@ -26,6 +26,9 @@ export const Commands = {
   cancelTask: 'mcpHost.cancelTask',
   showTaskResult: 'mcpHost.showTaskResult',
   resetSamplingConsent: 'mcpHost.resetSamplingConsent',
+  diagnoseServer: 'mcpHost.diagnoseServer',
+  serverReport: 'mcpHost.serverReport',
+  showTraffic: 'mcpHost.showTraffic',
 } as const;
 
 /** Commands registered but not contributed: the integration tests reach the UI through them. */
@@ -33,6 +36,7 @@ export const InternalCommands = {
   toolsTestHook: 'mcpHost.tools.testHook',
   usageTestHooks: 'mcpHost.internal.testHooks',
   resourceSubscriptions: 'mcpHost.internal.resourceSubscriptions',
+  trafficTestHook: 'mcpHost.internal.trafficTestHook',
 } as const;
 
 /** Commands VS Code itself provides for our contributions (the view's focus command). */

@@ -7,7 +7,7 @@ import { usageServices } from './services';
 import { Commands } from './commandIds';
 
 /** Lets a command take a tree node, a server name (from tests or keybindings), or nothing (then asks). */
-async function pickServer(
+export async function pickServer(
   controller: HostController,
   arg: unknown,
   placeHolder: string,

@@ -3,6 +3,7 @@ import type { ServerRegistry } from '../host/registry';
 import type { ServerConnection, ServerState } from '../host/serverConnection';
 import { withoutCredentials } from '../host/transportFactory';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/schemas';
+import { hasAppView, isAppOnly } from '../protocol/apps';
 import { Commands } from './commandIds';
 
 export type CategoryKind = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
@@ -203,7 +204,10 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         const title = tool.title ?? tool.annotations?.title;
         item.description = [title && title !== tool.name ? title : '', firstLine(tool.description)].filter(Boolean).join(' — ');
         item.tooltip = markdown([`**${tool.name}**`, tool.description ?? '', schemaSummary(tool.inputSchema), annotationSummary(tool)]);
-        item.iconPath = new vscode.ThemeIcon(tool.annotations?.destructiveHint && !tool.annotations?.readOnlyHint ? 'warning' : 'symbol-method');
+        item.iconPath = new vscode.ThemeIcon(tool.annotations?.destructiveHint && !tool.annotations?.readOnlyHint ? 'warning' : hasAppView(tool) ? 'window' : 'symbol-method');
+        // MCP Apps: the tool shows a view when run; an app-only tool is for its view to call.
+        if (hasAppView(tool)) item.description = [vscode.l10n.t('has a view'), item.description].filter(Boolean).join(' · ');
+        if (isAppOnly(tool)) item.description = [vscode.l10n.t('app only'), item.description].filter(Boolean).join(' · ');
         item.contextValue = 'mcpHost.tool';
         return item;
       }
@@ -339,6 +343,8 @@ function serverItem(server: ServerConnection): vscode.TreeItem {
     case 'error':
       item.description = `${stateLabel(state)}: ${firstLine(state.message)}`;
       item.iconPath = new vscode.ThemeIcon('error', new vscode.ThemeColor('errorForeground'));
+      // One click on a failed server says why and what to do (the doctor).
+      item.command = { command: Commands.diagnoseServer, title: vscode.l10n.t('Diagnose'), arguments: [server.id] };
       break;
     case 'needs-sign-in':
       item.description = stateLabel(state);
@@ -367,6 +373,7 @@ export function serverTooltip(server: ServerConnection): vscode.MarkdownString {
   if (state.kind === 'error') {
     lines.push(`Error: ${state.message}`);
     if (state.retryAt) lines.push(`Restarting at ${new Date(state.retryAt).toLocaleTimeString()}`);
+    lines.push(vscode.l10n.t('Click the server (or Diagnose Server… in its menu) for a checklist of what is wrong and what to do.'));
   }
   if (state.kind === 'stopped' && state.reason) lines.push(state.reason);
   if (state.kind === 'needs-sign-in') lines.push(`${state.message} Click the server, or use Sign In from its menu.`);

@@ -7,6 +7,18 @@ import { formatBytes, h, vscodeApi } from './dom';
 const post = (message: TrafficFromWebview) => vscodeApi.postMessage(message);
 const app = document.getElementById('app') as HTMLElement;
 
+/** The timeline's columns: title and class (the class sets the width in traffic.css). */
+const COLUMNS = [
+  ['Time', 'c-time'],
+  ['Server', 'c-server'],
+  ['', 'c-direction'],
+  ['Method', 'c-method'],
+  ['Id', 'c-id'],
+  ['Status', 'c-status'],
+  ['Latency', 'c-latency'],
+  ['Size', 'c-size'],
+] as const;
+
 let rows: TrafficRowView[] = [];
 let filter: TrafficFilter = {};
 let selected: string | undefined;
@@ -23,8 +35,9 @@ const body = h('tbody');
 const tableWrap = h('div', { class: 'timeline', tabindex: '-1' }, h('table', { id: 'timeline', 'aria-label': 'Messages' }, header(), body));
 const detailPane = h('section', { id: 'detail', class: 'detail', 'aria-label': 'Selected message' });
 
+
 function header(): HTMLElement {
-  const cells = ['Time', 'Server', '', 'Method', 'Id', 'Status', 'Latency', 'Size'].map((t) => h('th', { scope: 'col' }, t));
+  const cells = COLUMNS.map(([title, cls]) => h('th', { scope: 'col', class: cls }, title));
   return h('thead', {}, h('tr', {}, ...cells));
 }
 
@@ -109,18 +122,18 @@ function rowElement(row: TrafficRowView): HTMLTableRowElement {
   const what = row.kind === 'event' ? (row.text ?? '') : (row.method ?? (row.kind === 'response' ? '(response)' : ''));
   const tr = h(
     'tr',
-    { 'data-key': row.key, class: `kind-${row.kind} status-${row.status}${row.key === selected ? ' selected' : ''}`, tabindex: '0', 'aria-selected': row.key === selected ? 'true' : 'false' },
-    h('td', { class: 'time' }, time(row.at)),
-    h('td', { class: 'server' }, row.server),
-    h('td', { class: 'direction', title: row.direction === 'send' ? 'sent by MCP Host' : row.direction === 'receive' ? 'sent by the server' : 'server event' }, arrow(row)),
-    h('td', { class: 'method', colspan: row.kind === 'event' ? '5' : undefined }, what, row.kind === 'server-request' ? h('span', { class: 'tag' }, 'server request') : null),
+    { 'data-key': row.key, class: `row-${row.kind} row-${row.status}${row.key === selected ? ' selected' : ''}`, tabindex: '0', 'aria-selected': row.key === selected ? 'true' : 'false' },
+    h('td', { class: 'c-time' }, time(row.at)),
+    h('td', { class: 'c-server' }, row.server),
+    h('td', { class: 'c-direction', title: row.direction === 'send' ? 'sent by MCP Host' : row.direction === 'receive' ? 'sent by the server' : 'server event' }, arrow(row)),
+    h('td', { class: 'c-method', colspan: row.kind === 'event' ? '5' : undefined }, what, row.kind === 'server-request' ? h('span', { class: 'tag' }, 'server request') : null),
     ...(row.kind === 'event'
       ? []
       : [
-          h('td', { class: 'id' }, row.id ?? ''),
-          h('td', { class: 'status', title: row.error ?? '' }, statusText(row)),
-          h('td', { class: 'latency' }, row.latencyMs === undefined ? '' : `${row.latencyMs} ms`),
-          h('td', { class: 'size' }, sizeText(row)),
+          h('td', { class: 'c-id' }, row.id ?? ''),
+          h('td', { class: 'c-status', title: row.error ?? '' }, statusText(row)),
+          h('td', { class: 'c-latency' }, row.latencyMs === undefined ? '' : `${row.latencyMs} ms`),
+          h('td', { class: 'c-size' }, sizeText(row)),
         ]),
   );
   tr.addEventListener('click', () => select(row.key));

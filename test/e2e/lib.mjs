@@ -29,8 +29,11 @@ export function flavourFromArgs() {
   return i > 0 ? process.argv[i + 1] : 'old';
 }
 
-/** Runs named steps in order, printing each and a final "N passed, N failed" line. */
-export async function scenario(name, flavour, body) {
+/**
+ * Runs named steps in order, printing each and a final "N passed, N failed" line.
+ * `options.settings`: user settings added to the quiet ones (e.g. a user-level server).
+ */
+export async function scenario(name, flavour, body, options = {}) {
   const runDir = join(HOST_DIR, 'runs', `e2e-${name}-${flavour}-${Date.now()}`);
   mkdirSync(runDir, { recursive: true });
   mkdirSync(RESULTS, { recursive: true });
@@ -62,7 +65,7 @@ export async function scenario(name, flavour, body) {
       workspace: join(REPO_ROOT, 'demo'),
       userDataDir: join(runDir, 'user'),
       extensionsDir: join(runDir, 'extensions'),
-      settings: { ...QUIET_SETTINGS, 'workbench.colorTheme': 'Default Dark Modern' },
+      settings: { ...QUIET_SETTINGS, 'workbench.colorTheme': 'Default Dark Modern', ...options.settings },
     });
     browser = await launchBrowser();
     const url = server.url(undefined, { extensionDevelopmentPath: REPO_ROOT });

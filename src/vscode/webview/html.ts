@@ -66,7 +66,7 @@ ${options.body ?? '<main id="app" aria-busy="true"></main>'}
  */
 export function loadWebview(
   panel: vscode.WebviewPanel,
-  page: { title: string; script: string },
+  page: { title: string; script: string; styles?: string[] },
   isReady: () => boolean,
   options: { retryAfterMs?: number; attempts?: number } = {},
 ): vscode.Disposable {

@@ -21,6 +21,8 @@ import type { ResultViews, ResultViewHandle } from './resultView';
 import { ToolCalls } from './runner';
 import type { TaskList } from './taskList';
 import { isTaskTool, registerTaskCommands, runToolTask } from './taskRuns';
+import { McpAppViews } from '../../apps';
+import type { McpAppPanelHandle } from '../../apps/appPanel';
 
 export { ToolArgumentsError } from './arguments';
 export type { RunToolRequest } from './request';
@@ -33,6 +35,8 @@ export interface ToolsTestHook {
   /** Presses Cancel on every running call (as the progress notification's Cancel button does). */
   cancelRunning(): number;
   runningCalls(): number;
+  /** The open MCP App views (src/vscode/apps/). */
+  appViews(): McpAppPanelHandle[];
 }
 
 /** What one run of the command needs, built once at registration. */
@@ -42,15 +46,18 @@ interface ToolFeatures {
   calls: ToolCalls;
   views: ResultViews;
   tasks: TaskList;
+  apps: McpAppViews;
 }
 
 export function registerToolFeatures(context: vscode.ExtensionContext, controller: HostController, tasks: TaskList): vscode.Disposable[] {
   const history = new ArgumentHistory(context.globalState);
   const calls = new ToolCalls();
   const views = createResultViews((name) => findServer(controller, name), calls);
-  const features: ToolFeatures = { controller, history, calls, views, tasks };
+  const apps = new McpAppViews();
+  const features: ToolFeatures = { controller, history, calls, views, tasks, apps };
   return [
     views,
+    apps,
     ...registerTaskCommands(tasks, views),
     vscode.commands.registerCommand(Commands.runTool, (arg?: unknown) => runTool(features, arg)),
     vscode.commands.registerCommand(Commands.runToolWithForm, (arg?: unknown) => runToolWithForm(features, arg)),
@@ -84,6 +91,8 @@ async function runTool(features: ToolFeatures, arg?: unknown): Promise<CallToolR
   // A tool that runs as a task is followed to its end (tasks.ts); the run is listed under the server.
   const finished = isTaskTool(server, tool) ? await runToolTask(features.tasks, features.calls, server, tool, args) : await features.calls.call(server, tool, args);
   await showCallResult(features.views, server, tool, finished);
+  // MCP Apps: a tool with a view shows it beside the result, fed with this run.
+  await features.apps.showRun(server, tool, args, finished.outcome);
   return 'result' in finished.outcome ? finished.outcome.result : undefined;
 }
 
@@ -113,6 +122,7 @@ function testHook(features: ToolFeatures): ToolsTestHook {
     forms: () => openSchemaForms(),
     cancelRunning: () => features.calls.cancelAll() + cancelTasks(features.tasks),
     runningCalls: () => features.calls.runningCount + features.tasks.running.length,
+    appViews: () => features.apps.all,
   };
 }
 

@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerRegistry } from '../../../host/registry';
 import type { ServerConnection } from '../../../host/serverConnection';
 import type { Tool } from '../../../protocol/schemas';
+import { hasAppView, isAppOnly } from '../../../protocol/apps';
 import type { ArgumentHistory } from './history';
 import { isDestructive } from './settings';
 import { freshListsOf } from '../../freshLists';
@@ -35,13 +36,14 @@ export async function pickTool(registry: ServerRegistry, history: ArgumentHistor
 function toolItems(servers: readonly ServerConnection[], history: ArgumentHistory): ToolItem[] {
   const items: ToolItem[] = [];
   for (const server of servers) {
-    const tools = server.lists.tools;
+    // Tools only their MCP App may call (visibility ["app"]) are not for people to run.
+    const tools = server.lists.tools.filter((tool) => !isAppOnly(tool));
     if (tools.length === 0) continue;
     items.push({ label: server.name, kind: vscode.QuickPickItemKind.Separator });
     for (const tool of tools) {
       const title = tool.title ?? tool.annotations?.title;
       items.push({
-        label: `${isDestructive(tool) ? '$(warning) ' : ''}${title ?? tool.name}`,
+        label: `${isDestructive(tool) ? '$(warning) ' : hasAppView(tool) ? '$(window) ' : ''}${title ?? tool.name}`,
         description: `${title && title !== tool.name ? `${tool.name} · ` : ''}${server.name}`,
         detail: tool.description?.trim().split('\n')[0],
         buttons: history.last(server.name, tool.name) ? [historyButton()] : [],

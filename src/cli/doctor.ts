@@ -1,0 +1,207 @@
+// `mcp-host doctor`: the checklist of one server, or of every server of a config file, with a
+// verdict and a fix for each failed line (src/host/doctor does the checking).
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parseConfigText, type ConfigSource, type ServerDefinition } from '../host/config';
+import { diagnoseServer, formatReportText, type DoctorEnvironment, type DoctorReport, type DoctorSubject } from '../host/doctor';
+import { readLoginShellPath } from '../host/doctor/commandLookup';
+import { VERSION } from '../version';
+import { cliAuthorization } from './auth';
+import { ExitCode, type CliIo } from './main';
+import { serverNameFromCommand } from './names';
+
+export const DOCTOR_USAGE = `Usage: mcp-host doctor [--config FILE] [--server NAME] [--json] [--timeout MS]
+       mcp-host doctor [--json] -- CMD [ARGS...]
+       mcp-host doctor [--json] --url URL [--header "Name: value"] [--transport http|sse]
+  Checks a server step by step and prints a checklist (✔ passed, ✖ failed, ⚠ warning, – skipped)
+  with a fix for each failed line: the configuration entry; the variables it uses (\${env:},
+  \${input:}: whether they have a value, never the value); the command (where on PATH, and whether
+  your login shell's PATH has it when the PATH here does not); npx/uvx and which package version
+  they would run; cwd; envFile; for remote servers DNS, TLS and authentication (whether a token is
+  held); then a dry handshake (era, protocol version, capabilities, first stderr lines, time).
+  Without --server, every server of the file; without --config, .vscode/mcp.json of this folder.
+  --json         the reports as JSON: {"verdict": …, "servers": [{server, source, transport,
+                 checks: [{id, title, status, detail, fix?}], verdict, summary}]}
+  --timeout MS   how long the handshake and each network check may take (default 15000)
+Exit status: 0 no check failed (warnings allowed); 2 usage error (no such file or server);
+3 a check failed for at least one server.`;
+
+class DoctorUsageError extends Error {}
+
+interface DoctorOptions {
+  json: boolean;
+  timeoutMs: number;
+  configFile?: string;
+  serverName?: string;
+  url?: string;
+  headers: Record<string, string>;
+  transport?: 'http' | 'sse';
+  serverCommand: string[];
+}
+
+function parseDoctorArgs(argv: string[]): DoctorOptions | 'help' {
+  const dashDash = argv.indexOf('--');
+  const own = dashDash === -1 ? argv : argv.slice(0, dashDash);
+  const options: DoctorOptions = { json: false, timeoutMs: 15_000, headers: {}, serverCommand: dashDash === -1 ? [] : argv.slice(dashDash + 1) };
+  for (let i = 0; i < own.length; i++) {
+    const arg = own[i];
+    const value = (): string => {
+      const v = own[++i];
+      if (v === undefined) throw new DoctorUsageError(`${arg} needs a value`);
+      return v;
+    };
+    switch (arg) {
+      case '--json':
+        options.json = true;
+        break;
+      case '--config':
+        options.configFile = value();
+        break;
+      case '--server':
+        options.serverName = value();
+        break;
+      case '--timeout': {
+        const v = value();
+        const ms = Number(v);
+        if (!Number.isFinite(ms) || ms <= 0) throw new DoctorUsageError(`--timeout takes a positive number of milliseconds, not ${JSON.stringify(v)}`);
+        options.timeoutMs = ms;
+        break;
+      }
+      case '--url': {
+        const v = value();
+        if (!/^https?:\/\//i.test(v) || !URL.canParse(v)) throw new DoctorUsageError(`--url takes an http:// or https:// URL, not ${JSON.stringify(v)}`);
+        options.url = v;
+        break;
+      }
+      case '--header': {
+        const v = value();
+        const colon = v.indexOf(':');
+        const name = colon > 0 ? v.slice(0, colon).trim() : '';
+        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new DoctorUsageError('--header takes "Name: value", e.g. --header "X-Api-Key: $KEY"');
+        options.headers[name] = v.slice(colon + 1).trim();
+        break;
+      }
+      case '--transport': {
+        const v = value();
+        if (v !== 'http' && v !== 'sse') throw new DoctorUsageError(`--transport is http or sse, not ${JSON.stringify(v)}`);
+        options.transport = v;
+        break;
+      }
+      case '-h':
+      case '--help':
+        return 'help';
+      default:
+        throw new DoctorUsageError(arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument ${JSON.stringify(arg)} (put a server command after --)`);
+    }
+  }
+  const ways = [options.configFile !== undefined || options.serverName !== undefined, options.url !== undefined, options.serverCommand.length > 0].filter(Boolean).length;
+  if (ways > 1) throw new DoctorUsageError('give one of --config FILE [--server NAME], --url URL, or -- CMD');
+  if (options.serverCommand.length > 0 && (Object.keys(options.headers).length > 0 || options.transport)) {
+    throw new DoctorUsageError('--header and --transport are for remote servers (--url)');
+  }
+  return options;
+}
+
+const COMMAND_LINE_SOURCE = (io: CliIo): ConfigSource => ({ file: '(command line)', kind: 'import', workspaceFolder: io.cwd });
+
+/** The servers to check: from the command line, or every (or one) server of a config file, with its problems. */
+function subjectsOf(options: DoctorOptions, io: CliIo): { subjects: DoctorSubject[]; inputsByFile: Map<string, ReturnType<typeof parseConfigText>['inputs']> } {
+  const inputsByFile = new Map<string, ReturnType<typeof parseConfigText>['inputs']>();
+  if (options.url !== undefined) {
+    const source = COMMAND_LINE_SOURCE(io);
+    const definition: ServerDefinition = { type: options.transport ?? 'http', name: new URL(options.url).host, url: options.url, headers: options.headers, source };
+    return { subjects: [{ name: definition.name, source, definition }], inputsByFile };
+  }
+  if (options.serverCommand.length > 0) {
+    const [command, ...args] = options.serverCommand;
+    const source = COMMAND_LINE_SOURCE(io);
+    const definition: ServerDefinition = { type: 'stdio', name: serverNameFromCommand(command, args), command, args, env: {}, source };
+    return { subjects: [{ name: definition.name, source, definition }], inputsByFile };
+  }
+  const file = options.configFile ?? path.join('.vscode', 'mcp.json');
+  const absolute = path.resolve(io.cwd, file);
+  let text: string;
+  try {
+    text = fs.readFileSync(absolute, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new DoctorUsageError(
+      options.configFile === undefined ? `no --config FILE given and ${absolute} cannot be read (${code})` : `cannot read config file ${absolute}: ${code}`,
+    );
+  }
+  // As `list --config`: the file is taken to sit in <folder>/.vscode/, so ${workspaceFolder} is <folder>.
+  const source: ConfigSource = { file: absolute, kind: 'import', workspaceFolder: path.dirname(path.dirname(absolute)) };
+  const parsed = parseConfigText(text, source);
+  inputsByFile.set(absolute, parsed.inputs);
+  const subjects: DoctorSubject[] = parsed.servers.map((definition) => ({ name: definition.name, source, definition }));
+  for (const problem of parsed.problems) {
+    const subject = { name: problem.server ?? path.basename(absolute), source, problem: { message: problem.message, field: problem.field, line: problem.line } };
+    if (problem.server === undefined || !subjects.some((s) => s.name === problem.server)) subjects.push(subject);
+  }
+  if (options.serverName === undefined) {
+    if (subjects.length === 0) throw new DoctorUsageError(`${absolute} defines no servers`);
+    return { subjects, inputsByFile };
+  }
+  const chosen = subjects.filter((s) => s.name === options.serverName);
+  if (chosen.length === 0) {
+    const names = subjects.map((s) => s.name);
+    throw new DoctorUsageError(`no server named ${JSON.stringify(options.serverName)} in ${absolute}${names.length ? ` (it has: ${names.join(', ')})` : ''}`);
+  }
+  return { subjects: chosen, inputsByFile };
+}
+
+/** The CLI's side of the doctor: its environment, no stored inputs, tokens in the CLI's token file. */
+function cliDoctorEnvironment(subject: DoctorSubject, options: DoctorOptions, io: CliIo, inputsByFile: ReadonlyMap<string, DoctorEnvironment['inputs']>, loginShellPath: () => Promise<string | undefined>): DoctorEnvironment {
+  const file = subject.source.file;
+  const how = options.url !== undefined ? `--url ${JSON.stringify(options.url)}` : options.configFile !== undefined || file !== '(command line)' ? `--config ${JSON.stringify(path.relative(io.cwd, file) || file)} --server ${JSON.stringify(subject.name)}` : '';
+  return {
+    processEnv: io.env,
+    defaultCwd: io.cwd,
+    inputs: inputsByFile.get(file) ?? [],
+    // The CLI keeps no input values and cannot ask for them.
+    storedInput: () => Promise.resolve(undefined),
+    missingInputHint: 'The CLI cannot ask for ${input:} values: use the server in VS Code (MCP Host asks once and keeps the value), or use ${env:NAME} instead.',
+    authorization: (server) => cliAuthorization({ serverName: server.name, url: server.url, staticClient: server.staticClient, persist: true, io: { ...io, interactive: false } }),
+    signInHint: () => `Sign in from a terminal: mcp-host list ${how} (it prints the address to open in a browser and keeps the token), or use Sign In in VS Code.`,
+    clientInfo: { name: 'mcp-host-doctor', version: VERSION },
+    timeoutMs: options.timeoutMs,
+    loginShellPath,
+  };
+}
+
+export async function runDoctor(argv: string[], io: CliIo): Promise<number> {
+  let options: DoctorOptions;
+  let subjects: DoctorSubject[];
+  let inputsByFile: Map<string, DoctorEnvironment['inputs']>;
+  try {
+    const parsed = parseDoctorArgs(argv);
+    if (parsed === 'help') {
+      io.stdout(`${DOCTOR_USAGE}\n`);
+      return ExitCode.Ok;
+    }
+    options = parsed;
+    ({ subjects, inputsByFile } = subjectsOf(options, io));
+  } catch (err) {
+    if (!(err instanceof DoctorUsageError)) throw err;
+    io.stderr(`mcp-host doctor: ${err.message}; see 'mcp-host doctor --help'\n`);
+    return ExitCode.Usage;
+  }
+  // The login shell is asked at most once per run, whatever the number of servers.
+  let loginPath: Promise<string | undefined> | undefined;
+  const loginShellPath = () => (loginPath ??= readLoginShellPath(io.env));
+  const reports: DoctorReport[] = [];
+  // One server at a time: their handshakes start processes, and the output follows the file's order.
+  for (const subject of subjects) {
+    const report = await diagnoseServer(subject, cliDoctorEnvironment(subject, options, io, inputsByFile, loginShellPath));
+    reports.push(report);
+    if (!options.json) io.stdout(`${reports.length > 1 ? '\n' : ''}${formatReportText(report)}`);
+  }
+  const verdict = reports.some((r) => r.verdict === 'fail') ? 'fail' : reports.some((r) => r.verdict === 'warn') ? 'warn' : 'pass';
+  if (options.json) {
+    io.stdout(`${JSON.stringify({ verdict, servers: reports }, null, 2)}\n`);
+  } else if (reports.length > 1) {
+    const count = (v: DoctorReport['verdict']) => reports.filter((r) => r.verdict === v).length;
+    io.stdout(`\n${reports.length} servers: ${count('pass')} healthy, ${count('warn')} with warnings, ${count('fail')} failing.\n`);
+  }
+  return verdict === 'fail' ? ExitCode.ServerFailed : ExitCode.Ok;
+}

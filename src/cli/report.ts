@@ -1,0 +1,272 @@
+// `mcp-host report`: the server quality report of one server, or of every server of a config file
+// (which then run together, so duplicate tool names across them are found). The servers run as
+// ServerConnections, as in the editor, so the report is gathered the same way in both.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseConfigText, formatProblem, type ConfigSource, type InputDefinition, type ServerDefinition } from '../host/config';
+import { ServerConnection, serverId, type ConnectionEnvironment } from '../host/serverConnection';
+import { formatReportsMarkdown, reportOnServer, type ServerReport, type Severity, type UnreportedServer } from '../host/report';
+import type { ProtocolEraSetting } from '../protocol/era';
+import type { Logger } from '../util/logger';
+import { errorMessage } from '../util/errorMessage';
+import { VERSION } from '../version';
+import { cliAuthorization } from './auth';
+import { ExitCode, type CliIo } from './main';
+import { serverNameFromCommand } from './names';
+
+export const REPORT_USAGE = `Usage: mcp-host report [--json] [--fail-on error|warning|info] ( -- CMD [ARGS...] | --config FILE [--server NAME] | --url URL )
+  The server quality report as Markdown (--json: the report as JSON): tool count and the tokens
+  their definitions cost (characters / 4), the largest tools, invalid schemas, tool names models
+  reject, duplicate names, missing descriptions and annotations, with a grade.
+  --config FILE without --server reports every server of the file, started together: duplicate
+  tool names across them are findings (--json then prints {"reports": [...], "unreported": [...]}).
+  --fail-on SEVERITY   exit 1 when a finding of that severity or worse is found
+  Also: --header, --transport, --timeout, --era, --verbose, --no-token-store (as for list).
+Exit status: 0 reported (whatever the findings, unless --fail-on); 1 --fail-on matched;
+2 usage or config error; 3 a server could not be started (the others are still reported).`;
+
+class ReportUsageError extends Error {}
+
+interface ReportOptions {
+  json: boolean;
+  failOn?: Severity;
+  verbose: boolean;
+  timeoutMs: number;
+  configFile?: string;
+  serverName?: string;
+  url?: string;
+  headers: Record<string, string>;
+  transport?: 'http' | 'sse';
+  era?: ProtocolEraSetting;
+  tokenStore: boolean;
+  serverCommand: string[];
+}
+
+const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
+
+function parseReportArgs(argv: readonly string[]): ReportOptions | 'help' {
+  const dashDash = argv.indexOf('--');
+  const own = dashDash === -1 ? argv : argv.slice(0, dashDash);
+  const options: ReportOptions = { json: false, verbose: false, timeoutMs: 60_000, headers: {}, tokenStore: true, serverCommand: dashDash === -1 ? [] : argv.slice(dashDash + 1) };
+  for (let i = 0; i < own.length; i++) {
+    const arg = own[i];
+    const value = () => {
+      const v = own[++i];
+      if (v === undefined) throw new ReportUsageError(`${arg} needs a value`);
+      return v;
+    };
+    switch (arg) {
+      case '--json':
+        options.json = true;
+        break;
+      case '--verbose':
+        options.verbose = true;
+        break;
+      case '--no-token-store':
+        options.tokenStore = false;
+        break;
+      case '--fail-on': {
+        const v = value();
+        if (!SEVERITIES.includes(v as Severity)) throw new ReportUsageError(`--fail-on is error, warning or info, not ${JSON.stringify(v)}`);
+        options.failOn = v as Severity;
+        break;
+      }
+      case '--timeout': {
+        const v = value();
+        const ms = Number(v);
+        if (!Number.isFinite(ms) || ms <= 0) throw new ReportUsageError(`--timeout takes a positive number of milliseconds, not ${JSON.stringify(v)}`);
+        options.timeoutMs = ms;
+        break;
+      }
+      case '--config':
+        options.configFile = value();
+        break;
+      case '--server':
+        options.serverName = value();
+        break;
+      case '--url': {
+        const v = value();
+        if (!/^https?:\/\//i.test(v) || !URL.canParse(v)) throw new ReportUsageError(`--url takes an http:// or https:// URL, not ${JSON.stringify(v)}`);
+        options.url = v;
+        break;
+      }
+      case '--header': {
+        const v = value();
+        const colon = v.indexOf(':');
+        const name = colon > 0 ? v.slice(0, colon).trim() : '';
+        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ReportUsageError('--header takes "Name: value", e.g. --header "X-Api-Key: $KEY"');
+        options.headers[name] = v.slice(colon + 1).trim();
+        break;
+      }
+      case '--transport': {
+        const v = value();
+        if (v !== 'http' && v !== 'sse') throw new ReportUsageError(`--transport is http or sse, not ${JSON.stringify(v)}`);
+        options.transport = v;
+        break;
+      }
+      case '--era': {
+        const v = value();
+        if (v !== 'auto' && v !== 'modern' && v !== 'legacy') throw new ReportUsageError(`--era is auto, modern or legacy, not ${JSON.stringify(v)}`);
+        options.era = v;
+        break;
+      }
+      case '-h':
+      case '--help':
+        return 'help';
+      default:
+        throw new ReportUsageError(arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument ${JSON.stringify(arg)} (put the server command after --)`);
+    }
+  }
+  const ways = [options.configFile !== undefined || options.serverName !== undefined, options.serverCommand.length > 0, options.url !== undefined].filter(Boolean).length;
+  if (ways === 0) throw new ReportUsageError('no server: add -- CMD [ARGS...], --url URL, or --config FILE [--server NAME]');
+  if (ways > 1) throw new ReportUsageError('give one server: --config FILE [--server NAME], --url URL, or -- CMD');
+  if (options.serverName !== undefined && options.configFile === undefined) throw new ReportUsageError('--server NAME needs --config FILE');
+  if (options.serverCommand.length > 0 && (Object.keys(options.headers).length > 0 || options.transport)) {
+    throw new ReportUsageError('--header and --transport are for remote servers (--url, or a config entry with "url")');
+  }
+  return options;
+}
+
+/** The servers to report on, as definitions (what the editor gets from its configuration). */
+interface Targets {
+  servers: ServerDefinition[];
+  inputs: readonly InputDefinition[];
+  /** Config entries that cannot be started at all. */
+  unreported: UnreportedServer[];
+}
+
+function commandLineSource(io: CliIo): ConfigSource {
+  return { file: '(command line)', kind: 'import', workspaceFolder: io.cwd };
+}
+
+function targetsOf(options: ReportOptions, io: CliIo): Targets {
+  if (options.serverCommand.length > 0) {
+    const [command, ...args] = options.serverCommand;
+    const name = serverNameFromCommand(command, args);
+    return { servers: [{ type: 'stdio', name, command, args, env: {}, source: commandLineSource(io), protocolEra: options.era }], inputs: [], unreported: [] };
+  }
+  if (options.url !== undefined) {
+    const name = new URL(options.url).host;
+    return { servers: [{ type: options.transport ?? 'http', name, url: options.url, headers: options.headers, source: commandLineSource(io), protocolEra: options.era }], inputs: [], unreported: [] };
+  }
+  const absolute = path.resolve(io.cwd, options.configFile!);
+  let text: string;
+  try {
+    text = fs.readFileSync(absolute, 'utf8');
+  } catch (err) {
+    throw new ReportUsageError(`cannot read config file ${absolute}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
+  }
+  // As `mcp-host list --config` reads it: a .vscode/mcp.json belongs to the folder above .vscode.
+  const parsed = parseConfigText(text, { file: absolute, kind: 'import', workspaceFolder: path.dirname(path.dirname(absolute)) });
+  const adjusted = parsed.servers.map((def): ServerDefinition => {
+    const era = options.era ?? def.protocolEra;
+    return def.type === 'stdio' ? { ...def, protocolEra: era } : { ...def, type: options.transport ?? def.type, headers: { ...def.headers, ...options.headers }, protocolEra: era };
+  });
+  if (options.serverName !== undefined) {
+    const server = adjusted.find((s) => s.name === options.serverName);
+    if (!server) {
+      const problem = parsed.problems.find((p) => p.server === options.serverName) ?? parsed.problems.find((p) => p.server === undefined);
+      if (problem) throw new ReportUsageError(formatProblem(problem));
+      const names = adjusted.map((s) => s.name);
+      throw new ReportUsageError(`no server named ${JSON.stringify(options.serverName)} in ${absolute}${names.length ? ` (it has: ${names.join(', ')})` : ''}`);
+    }
+    return { servers: [server], inputs: parsed.inputs, unreported: [] };
+  }
+  const fileProblem = parsed.problems.find((p) => p.server === undefined);
+  if (adjusted.length === 0) throw new ReportUsageError(fileProblem ? formatProblem(fileProblem) : `${absolute} defines no servers`);
+  const unreported = parsed.problems.filter((p) => p.server !== undefined).map((p) => ({ name: p.server!, reason: formatProblem(p) }));
+  return { servers: adjusted, inputs: parsed.inputs, unreported };
+}
+
+const silentLogger: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+function stderrLogger(name: string, io: CliIo): Logger {
+  const line = (text: string) => io.stderr(`[${name}] ${text}\n`);
+  return { trace() {}, debug() {}, info: line, warn: line, error: line };
+}
+
+/** A connection for the CLI: no restarts (each server starts once), roots = the folder of the run. */
+function cliConnection(def: ServerDefinition, inputs: readonly InputDefinition[], options: ReportOptions, io: CliIo): ServerConnection {
+  const rootDir = def.type === 'stdio' ? (def.source.workspaceFolder ?? io.cwd) : io.cwd;
+  const env: ConnectionEnvironment = {
+    clientInfo: { name: 'mcp-host-cli', version: VERSION },
+    logger: options.verbose ? stderrLogger(def.name, io) : silentLogger,
+    traceEnabled: () => false,
+    requestTimeoutMs: () => options.timeoutMs,
+    serverLogLevel: () => undefined,
+    inputs: () => inputs,
+    handlers: { listRoots: () => [{ uri: pathToFileURL(rootDir).href, name: path.basename(rootDir) }] },
+    processEnv: io.env,
+    shutdown: { closeStdinGraceMs: 500, sigtermGraceMs: 1000 },
+    authorization: ({ name, url, staticClient }) => cliAuthorization({ serverName: name, url, staticClient, persist: options.tokenStore, io }),
+    // A report run starts each server once: a crash is reported, not retried.
+    schedule: () => ({ dispose() {} }),
+  };
+  return new ServerConnection(def, serverId(def), def.name, def.source, env);
+}
+
+/** Why a connection is not running, as a person reads it (already redacted by the connection). */
+function notRunningReason(connection: ServerConnection): string {
+  const state = connection.state;
+  if (state.kind === 'needs-sign-in') return `${state.message} Run mcp-host in a terminal to sign in (or set MCP_HOST_SIGN_IN=1).`;
+  if (state.kind === 'error') return state.message;
+  if (state.kind === 'stopped' && state.reason) return state.reason;
+  return `it is ${state.kind}`;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' | ');
+}
+
+function meetsFailOn(reports: readonly ServerReport[], failOn: Severity | undefined): boolean {
+  if (!failOn) return false;
+  const worst = SEVERITIES.slice(0, SEVERITIES.indexOf(failOn) + 1);
+  return reports.some((r) => r.findings.some((f) => worst.includes(f.severity)));
+}
+
+export async function runReport(argv: readonly string[], io: CliIo): Promise<number> {
+  let options: ReportOptions;
+  let targets: Targets;
+  try {
+    const parsed = parseReportArgs(argv);
+    if (parsed === 'help') {
+      io.stdout(`${REPORT_USAGE}\n`);
+      return ExitCode.Ok;
+    }
+    options = parsed;
+    targets = targetsOf(options, io);
+  } catch (err) {
+    if (!(err instanceof ReportUsageError)) throw err;
+    io.stderr(`mcp-host report: ${err.message}; see 'mcp-host report --help'\n`);
+    return ExitCode.Usage;
+  }
+  const connections = targets.servers.map((def) => cliConnection(def, targets.inputs, options, io));
+  let interrupted = false;
+  io.onInterrupt?.(() => {
+    interrupted = true;
+    io.stderr('mcp-host: interrupted; stopping the servers\n');
+    for (const connection of connections) void connection.stop('interrupted');
+  });
+  try {
+    // Together, as they would run in an editor: each one's report names the others' tool names.
+    await Promise.all(connections.map((c) => (io.interactive && c.canSignIn ? c.signIn() : c.start())));
+    if (interrupted) return ExitCode.Interrupted;
+    const running = connections.filter((c) => c.state.kind === 'running');
+    const reports = await Promise.all(running.map((c) => reportOnServer(c, running)));
+    const unreported = [...targets.unreported, ...connections.filter((c) => c.state.kind !== 'running').map((c) => ({ name: c.name, reason: notRunningReason(c) }))];
+    for (const u of unreported) io.stderr(`mcp-host: server '${u.name}' was not reported on: ${oneLine(u.reason)}\n`);
+    const several = options.configFile !== undefined && options.serverName === undefined;
+    // Server names and failure reasons come from configuration: no secret of any server rides along.
+    const redact = (text: string) => connections.reduce((out, c) => c.redact(out), text);
+    if (reports.length > 0 || several) {
+      if (options.json) io.stdout(redact(`${JSON.stringify(several ? { reports, unreported } : reports[0], null, 2)}\n`));
+      else io.stdout(redact(formatReportsMarkdown(reports, several ? unreported : [])));
+    }
+    if (unreported.length > 0) return ExitCode.ServerFailed;
+    return meetsFailOn(reports, options.failOn) ? ExitCode.ToolError : ExitCode.Ok;
+  } finally {
+    await Promise.all(connections.map((c) => c.stop('the report is done')));
+    for (const connection of connections) connection.dispose();
+  }
+}

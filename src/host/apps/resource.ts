@@ -1,0 +1,120 @@
+// An MCP App's view: its `ui://` resource read from the server, the HTML and the security
+// metadata (`_meta.ui.csp`, `permissions`, `prefersBorder`) the resource declares, and the
+// Content Security Policy made from it. No `vscode`: the editor floor renders what this returns.
+import { MCP_APP_MIME_TYPE } from '../../protocol/apps';
+import type { ReadResourceResult, Resource, ResourceContents } from '../../protocol/schemas';
+
+/** The origins an app declares it needs (McpUiResourceCsp), checked: only well-formed origins. */
+export interface AppCsp {
+  connectDomains: string[];
+  resourceDomains: string[];
+  frameDomains: string[];
+  baseUriDomains: string[];
+}
+
+export interface AppResource {
+  uri: string;
+  html: string;
+  csp: AppCsp;
+  /** Declared origins that were left out because they are not plain origins (a quote, a `;`, a keyword). */
+  rejectedDomains: string[];
+  /** Whether the view asks for a visible border (undefined: the host decides). */
+  prefersBorder?: boolean;
+}
+
+/** The resource could not be used as a view; the message says why, for a person. */
+export class AppResourceError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AppResourceError';
+  }
+}
+
+type CspField = keyof AppCsp;
+
+/**
+ * Reads `uri` and returns the view. The content must be `text/html;profile=mcp-app` (text or
+ * base64 blob). Its `_meta.ui` is read from the content item, with the resources/list entry as
+ * fallback (as the extension's specification says).
+ */
+export async function loadAppResource(read: (uri: string) => Promise<ReadResourceResult>, uri: string, listed?: Pick<Resource, '_meta'>): Promise<AppResource> {
+  if (!uri.startsWith('ui://')) throw new AppResourceError(`The view ${uri} is not a ui:// resource.`);
+  const result = await read(uri);
+  const content = result.contents.find((c) => c.uri === uri && isAppMime(c.mimeType)) ?? result.contents.find((c) => isAppMime(c.mimeType));
+  if (!content) {
+    const types = result.contents.map((c) => c.mimeType ?? 'no type').join(', ') || 'nothing';
+    throw new AppResourceError(`The view ${uri} is not an MCP App: expected ${MCP_APP_MIME_TYPE}, the server sent ${types}.`);
+  }
+  const ui = uiMeta(content._meta) ?? uiMeta(listed?._meta) ?? {};
+  const { csp, rejected } = checkedCsp(ui.csp);
+  const resource: AppResource = { uri, html: htmlOf(content), csp, rejectedDomains: rejected };
+  if (typeof ui.prefersBorder === 'boolean') resource.prefersBorder = ui.prefersBorder;
+  return resource;
+}
+
+/** `text/html;profile=mcp-app`, compared without spaces or case (`text/html; profile=mcp-app`). */
+export function isAppMime(mimeType: string | undefined): boolean {
+  return mimeType !== undefined && mimeType.replace(/\s+/g, '').toLowerCase() === MCP_APP_MIME_TYPE;
+}
+
+function htmlOf(content: ResourceContents): string {
+  if (typeof content.text === 'string') return content.text;
+  return Buffer.from(typeof content.blob === 'string' ? content.blob : '', 'base64').toString('utf8');
+}
+
+function uiMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  const ui = meta?.ui;
+  return typeof ui === 'object' && ui !== null && !Array.isArray(ui) ? (ui as Record<string, unknown>) : undefined;
+}
+
+/**
+ * A source expression we put in a policy: an origin with an optional scheme, `*.` subdomain
+ * wildcard, port and path — never a keyword ('unsafe-eval'), a bare `*`, a scheme alone or
+ * anything that could end the directive (`;`, `,`, quotes, spaces).
+ */
+const ORIGIN = /^(?:(?:https?|wss?):\/\/)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:\d{1,5}|\*))?(?:\/[a-z0-9._~\-/%]*)?$/i;
+
+export function checkedCsp(declared: unknown): { csp: AppCsp; rejected: string[] } {
+  const source = typeof declared === 'object' && declared !== null ? (declared as Record<string, unknown>) : {};
+  const rejected: string[] = [];
+  const field = (name: CspField): string[] => {
+    const values = Array.isArray(source[name]) ? (source[name] as unknown[]) : [];
+    const kept: string[] = [];
+    for (const value of values) {
+      if (typeof value === 'string' && ORIGIN.test(value)) kept.push(value);
+      else rejected.push(String(value));
+    }
+    return kept;
+  };
+  return {
+    csp: { connectDomains: field('connectDomains'), resourceDomains: field('resourceDomains'), frameDomains: field('frameDomains'), baseUriDomains: field('baseUriDomains') },
+    rejected,
+  };
+}
+
+/**
+ * The policy an app's document gets: exactly what it declared, nothing more. Inline scripts and
+ * styles (the examples are single files) and data:/blob: images and media; network, frames and
+ * base URIs only to the declared origins; no plugins, no form submissions.
+ */
+export function appCspDirectives(csp: AppCsp): Array<[directive: string, sources: string[]]> {
+  const or = (list: string[]) => (list.length > 0 ? list : ["'none'"]);
+  const r = csp.resourceDomains;
+  return [
+    ['default-src', ["'none'"]],
+    ['script-src', ["'unsafe-inline'", ...r]],
+    ['style-src', ["'unsafe-inline'", ...r]],
+    ['img-src', ['data:', 'blob:', ...r]],
+    ['font-src', ['data:', ...r]],
+    ['media-src', ['data:', 'blob:', ...r]],
+    ['connect-src', or(csp.connectDomains)],
+    ['frame-src', or(csp.frameDomains)],
+    ['object-src', ["'none'"]],
+    ['base-uri', or(csp.baseUriDomains)],
+    ['form-action', ["'none'"]],
+  ];
+}
+
+export function formatCsp(directives: Array<[string, string[]]>): string {
+  return directives.map(([name, sources]) => `${name} ${sources.join(' ')}`).join('; ');
+}

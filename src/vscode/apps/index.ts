@@ -1,0 +1,63 @@
+// MCP Apps in the editor: running a tool whose _meta.ui names a view opens that view beside the
+// result, one panel per server and tool; running it again sends the new input and result to the
+// open view (no reload).
+import * as vscode from 'vscode';
+import { toolUi } from '../../protocol/apps';
+import { AppResourceError, loadAppResource } from '../../host/apps/resource';
+import type { ServerConnection } from '../../host/serverConnection';
+import type { CallToolResult, Tool } from '../../protocol/schemas';
+import { errorMessage } from '../../util/errorMessage';
+import { McpAppPanel, type McpAppPanelHandle } from './appPanel';
+
+type Outcome = { result: CallToolResult } | { error: string; cancelled?: boolean };
+
+export class McpAppViews implements vscode.Disposable {
+  private readonly panels = new Map<string, McpAppPanel>();
+
+  /** Shows a finished run in its tool's view, opening the view first if needed. */
+  async showRun(server: ServerConnection, tool: Tool, args: Record<string, unknown>, outcome: Outcome): Promise<McpAppPanelHandle | undefined> {
+    const uri = toolUi(tool).resourceUri;
+    if (!uri) return undefined;
+    const key = `${server.id}\u0000${tool.name}`;
+    let panel = this.panels.get(key);
+    if (panel && panel.resourceUri !== uri) {
+      await panel.close();
+      panel = undefined;
+    }
+    if (!panel) {
+      panel = await this.open(key, server, tool, uri);
+      if (!panel) return undefined;
+    }
+    panel.showRun(args, outcome);
+    return panel;
+  }
+
+  get all(): McpAppPanelHandle[] {
+    return [...this.panels.values()];
+  }
+
+  private async open(key: string, server: ServerConnection, tool: Tool, uri: string): Promise<McpAppPanel | undefined> {
+    let resource;
+    try {
+      const listed = server.lists.resources.find((r) => r.uri === uri);
+      resource = await loadAppResource((u) => server.readResource(u), uri, listed);
+    } catch (err) {
+      const why = err instanceof AppResourceError ? err.message : errorMessage(err);
+      void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: the view of "{0}" on "{1}" could not be loaded: {2}', tool.name, server.name, server.redact(why)));
+      return undefined;
+    }
+    if (resource.rejectedDomains.length > 0) {
+      server.logger.warn(`The view ${uri} declared origins that are not plain origins; left out of its policy: ${resource.rejectedDomains.join(', ')}`);
+    }
+    const panel: McpAppPanel = new McpAppPanel(server, tool, resource, () => {
+      if (this.panels.get(key) === panel) this.panels.delete(key);
+    });
+    this.panels.set(key, panel);
+    return panel;
+  }
+
+  dispose(): void {
+    for (const panel of [...this.panels.values()]) panel.dispose();
+    this.panels.clear();
+  }
+}
