@@ -1,6 +1,8 @@
 // `mcp-host doctor`: the checklist of one server, or of every server of a config file, with a
 // verdict and a fix for each failed line (src/host/doctor does the checking).
 import * as fs from 'node:fs';
+import type { ProtocolEraSetting } from '../protocol/era';
+import { UsageError, readServerOption } from './options';
 import * as path from 'node:path';
 import { parseConfigText, type ConfigSource, type ServerDefinition } from '../host/config';
 import { diagnoseServer, formatReportText, type DoctorEnvironment, type DoctorReport, type DoctorSubject } from '../host/doctor';
@@ -23,10 +25,10 @@ export const DOCTOR_USAGE = `Usage: mcp-host doctor [--config FILE] [--server NA
   --json         the reports as JSON: {"verdict": …, "servers": [{server, source, transport,
                  checks: [{id, title, status, detail, fix?}], verdict, summary}]}
   --timeout MS   how long the handshake and each network check may take (default 15000)
+  --era auto|modern|legacy   the protocol era of the handshake (default: each entry's protocolEra)
 Exit status: 0 no check failed (warnings allowed); 2 usage error (no such file or server);
 3 a check failed for at least one server.`;
 
-class DoctorUsageError extends Error {}
 
 interface DoctorOptions {
   json: boolean;
@@ -36,6 +38,8 @@ interface DoctorOptions {
   url?: string;
   headers: Record<string, string>;
   transport?: 'http' | 'sse';
+  /** --era: the era of the dry handshake, instead of each entry's protocolEra. */
+  era?: ProtocolEraSetting;
   serverCommand: string[];
 }
 
@@ -47,57 +51,25 @@ function parseDoctorArgs(argv: string[]): DoctorOptions | 'help' {
     const arg = own[i];
     const value = (): string => {
       const v = own[++i];
-      if (v === undefined) throw new DoctorUsageError(`${arg} needs a value`);
+      if (v === undefined) throw new UsageError(`${arg} needs a value`);
       return v;
     };
     switch (arg) {
       case '--json':
         options.json = true;
         break;
-      case '--config':
-        options.configFile = value();
-        break;
-      case '--server':
-        options.serverName = value();
-        break;
-      case '--timeout': {
-        const v = value();
-        const ms = Number(v);
-        if (!Number.isFinite(ms) || ms <= 0) throw new DoctorUsageError(`--timeout takes a positive number of milliseconds, not ${JSON.stringify(v)}`);
-        options.timeoutMs = ms;
-        break;
-      }
-      case '--url': {
-        const v = value();
-        if (!/^https?:\/\//i.test(v) || !URL.canParse(v)) throw new DoctorUsageError(`--url takes an http:// or https:// URL, not ${JSON.stringify(v)}`);
-        options.url = v;
-        break;
-      }
-      case '--header': {
-        const v = value();
-        const colon = v.indexOf(':');
-        const name = colon > 0 ? v.slice(0, colon).trim() : '';
-        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new DoctorUsageError('--header takes "Name: value", e.g. --header "X-Api-Key: $KEY"');
-        options.headers[name] = v.slice(colon + 1).trim();
-        break;
-      }
-      case '--transport': {
-        const v = value();
-        if (v !== 'http' && v !== 'sse') throw new DoctorUsageError(`--transport is http or sse, not ${JSON.stringify(v)}`);
-        options.transport = v;
-        break;
-      }
       case '-h':
       case '--help':
         return 'help';
       default:
-        throw new DoctorUsageError(arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument ${JSON.stringify(arg)} (put a server command after --)`);
+        if (readServerOption(arg, value, options)) break;
+        throw new UsageError(arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument ${JSON.stringify(arg)} (put a server command after --)`);
     }
   }
   const ways = [options.configFile !== undefined || options.serverName !== undefined, options.url !== undefined, options.serverCommand.length > 0].filter(Boolean).length;
-  if (ways > 1) throw new DoctorUsageError('give one of --config FILE [--server NAME], --url URL, or -- CMD');
+  if (ways > 1) throw new UsageError('give one of --config FILE [--server NAME], --url URL, or -- CMD');
   if (options.serverCommand.length > 0 && (Object.keys(options.headers).length > 0 || options.transport)) {
-    throw new DoctorUsageError('--header and --transport are for remote servers (--url)');
+    throw new UsageError('--header and --transport are for remote servers (--url)');
   }
   return options;
 }
@@ -125,7 +97,7 @@ function subjectsOf(options: DoctorOptions, io: CliIo): { subjects: DoctorSubjec
     text = fs.readFileSync(absolute, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new DoctorUsageError(
+    throw new UsageError(
       options.configFile === undefined ? `no --config FILE given and ${absolute} cannot be read (${code})` : `cannot read config file ${absolute}: ${code}`,
     );
   }
@@ -139,13 +111,13 @@ function subjectsOf(options: DoctorOptions, io: CliIo): { subjects: DoctorSubjec
     if (problem.server === undefined || !subjects.some((s) => s.name === problem.server)) subjects.push(subject);
   }
   if (options.serverName === undefined) {
-    if (subjects.length === 0) throw new DoctorUsageError(`${absolute} defines no servers`);
+    if (subjects.length === 0) throw new UsageError(`${absolute} defines no servers`);
     return { subjects, inputsByFile };
   }
   const chosen = subjects.filter((s) => s.name === options.serverName);
   if (chosen.length === 0) {
     const names = subjects.map((s) => s.name);
-    throw new DoctorUsageError(`no server named ${JSON.stringify(options.serverName)} in ${absolute}${names.length ? ` (it has: ${names.join(', ')})` : ''}`);
+    throw new UsageError(`no server named ${JSON.stringify(options.serverName)} in ${absolute}${names.length ? ` (it has: ${names.join(', ')})` : ''}`);
   }
   return { subjects: chosen, inputsByFile };
 }
@@ -181,8 +153,10 @@ export async function runDoctor(argv: string[], io: CliIo): Promise<number> {
     }
     options = parsed;
     ({ subjects, inputsByFile } = subjectsOf(options, io));
+    const era = options.era;
+    if (era) subjects = subjects.map((subject) => (subject.definition ? { ...subject, definition: { ...subject.definition, protocolEra: era } } : subject));
   } catch (err) {
-    if (!(err instanceof DoctorUsageError)) throw err;
+    if (!(err instanceof UsageError)) throw err;
     io.stderr(`mcp-host doctor: ${err.message}; see 'mcp-host doctor --help'\n`);
     return ExitCode.Usage;
   }

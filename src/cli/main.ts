@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import { UsageError, readServerOption } from './options';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { McpClient } from '../protocol/client';
@@ -35,7 +36,6 @@ export interface CliIo {
   onInterrupt?: (handler: () => void) => void;
 }
 
-class UsageError extends Error {}
 /** --help: the usage goes to stdout and the run succeeds. */
 class HelpRequested extends Error {}
 
@@ -143,13 +143,6 @@ function parseArgs(argv: string[]): Options {
       case '--trace':
         options.traceFile = value();
         break;
-      case '--timeout': {
-        const v = value();
-        const ms = Number(v);
-        if (!Number.isFinite(ms) || ms <= 0) throw new UsageError(`--timeout takes a positive number of milliseconds, not ${JSON.stringify(v)}`);
-        options.timeoutMs = ms;
-        break;
-      }
       case '--args': {
         const v = value();
         let parsed: unknown;
@@ -164,38 +157,6 @@ function parseArgs(argv: string[]): Options {
         options.toolArgs = parsed as Record<string, unknown>;
         break;
       }
-      case '--config':
-        options.configFile = value();
-        break;
-      case '--server':
-        options.serverName = value();
-        break;
-      case '--url': {
-        const v = value();
-        if (!/^https?:\/\//i.test(v) || !URL.canParse(v)) throw new UsageError(`--url takes an http:// or https:// URL, not ${JSON.stringify(v)}`);
-        options.url = v;
-        break;
-      }
-      case '--header': {
-        const v = value();
-        const colon = v.indexOf(':');
-        const name = colon > 0 ? v.slice(0, colon).trim() : '';
-        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new UsageError('--header takes "Name: value", e.g. --header "X-Api-Key: $KEY"');
-        options.headers[name] = v.slice(colon + 1).trim();
-        break;
-      }
-      case '--era': {
-        const v = value();
-        if (v !== 'auto' && v !== 'modern' && v !== 'legacy') throw new UsageError(`--era is auto, modern or legacy, not ${JSON.stringify(v)}`);
-        options.era = v;
-        break;
-      }
-      case '--transport': {
-        const v = value();
-        if (v !== 'http' && v !== 'sse') throw new UsageError(`--transport is http or sse, not ${JSON.stringify(v)}`);
-        options.transport = v;
-        break;
-      }
       case '--no-token-store':
         options.tokenStore = false;
         break;
@@ -203,6 +164,7 @@ function parseArgs(argv: string[]): Options {
       case '--help':
         throw new HelpRequested();
       default:
+        if (readServerOption(arg, value, options)) break;
         if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
         positional.push(arg);
     }

@@ -2,6 +2,7 @@
 // (which then run together, so duplicate tool names across them are found). The servers run as
 // ServerConnections, as in the editor, so the report is gathered the same way in both.
 import * as fs from 'node:fs';
+import { UsageError, readServerOption } from './options';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseConfigText, formatProblem, type ConfigSource, type InputDefinition, type ServerDefinition } from '../host/config';
@@ -26,7 +27,6 @@ export const REPORT_USAGE = `Usage: mcp-host report [--json] [--fail-on error|wa
 Exit status: 0 reported (whatever the findings, unless --fail-on); 1 --fail-on matched;
 2 usage or config error; 3 a server could not be started (the others are still reported).`;
 
-class ReportUsageError extends Error {}
 
 interface ReportOptions {
   json: boolean;
@@ -53,7 +53,7 @@ function parseReportArgs(argv: readonly string[]): ReportOptions | 'help' {
     const arg = own[i];
     const value = () => {
       const v = own[++i];
-      if (v === undefined) throw new ReportUsageError(`${arg} needs a value`);
+      if (v === undefined) throw new UsageError(`${arg} needs a value`);
       return v;
     };
     switch (arg) {
@@ -68,62 +68,24 @@ function parseReportArgs(argv: readonly string[]): ReportOptions | 'help' {
         break;
       case '--fail-on': {
         const v = value();
-        if (!SEVERITIES.includes(v as Severity)) throw new ReportUsageError(`--fail-on is error, warning or info, not ${JSON.stringify(v)}`);
+        if (!SEVERITIES.includes(v as Severity)) throw new UsageError(`--fail-on is error, warning or info, not ${JSON.stringify(v)}`);
         options.failOn = v as Severity;
-        break;
-      }
-      case '--timeout': {
-        const v = value();
-        const ms = Number(v);
-        if (!Number.isFinite(ms) || ms <= 0) throw new ReportUsageError(`--timeout takes a positive number of milliseconds, not ${JSON.stringify(v)}`);
-        options.timeoutMs = ms;
-        break;
-      }
-      case '--config':
-        options.configFile = value();
-        break;
-      case '--server':
-        options.serverName = value();
-        break;
-      case '--url': {
-        const v = value();
-        if (!/^https?:\/\//i.test(v) || !URL.canParse(v)) throw new ReportUsageError(`--url takes an http:// or https:// URL, not ${JSON.stringify(v)}`);
-        options.url = v;
-        break;
-      }
-      case '--header': {
-        const v = value();
-        const colon = v.indexOf(':');
-        const name = colon > 0 ? v.slice(0, colon).trim() : '';
-        if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new ReportUsageError('--header takes "Name: value", e.g. --header "X-Api-Key: $KEY"');
-        options.headers[name] = v.slice(colon + 1).trim();
-        break;
-      }
-      case '--transport': {
-        const v = value();
-        if (v !== 'http' && v !== 'sse') throw new ReportUsageError(`--transport is http or sse, not ${JSON.stringify(v)}`);
-        options.transport = v;
-        break;
-      }
-      case '--era': {
-        const v = value();
-        if (v !== 'auto' && v !== 'modern' && v !== 'legacy') throw new ReportUsageError(`--era is auto, modern or legacy, not ${JSON.stringify(v)}`);
-        options.era = v;
         break;
       }
       case '-h':
       case '--help':
         return 'help';
       default:
-        throw new ReportUsageError(arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument ${JSON.stringify(arg)} (put the server command after --)`);
+        if (readServerOption(arg, value, options)) break;
+        throw new UsageError(arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument ${JSON.stringify(arg)} (put the server command after --)`);
     }
   }
   const ways = [options.configFile !== undefined || options.serverName !== undefined, options.serverCommand.length > 0, options.url !== undefined].filter(Boolean).length;
-  if (ways === 0) throw new ReportUsageError('no server: add -- CMD [ARGS...], --url URL, or --config FILE [--server NAME]');
-  if (ways > 1) throw new ReportUsageError('give one server: --config FILE [--server NAME], --url URL, or -- CMD');
-  if (options.serverName !== undefined && options.configFile === undefined) throw new ReportUsageError('--server NAME needs --config FILE');
+  if (ways === 0) throw new UsageError('no server: add -- CMD [ARGS...], --url URL, or --config FILE [--server NAME]');
+  if (ways > 1) throw new UsageError('give one server: --config FILE [--server NAME], --url URL, or -- CMD');
+  if (options.serverName !== undefined && options.configFile === undefined) throw new UsageError('--server NAME needs --config FILE');
   if (options.serverCommand.length > 0 && (Object.keys(options.headers).length > 0 || options.transport)) {
-    throw new ReportUsageError('--header and --transport are for remote servers (--url, or a config entry with "url")');
+    throw new UsageError('--header and --transport are for remote servers (--url, or a config entry with "url")');
   }
   return options;
 }
@@ -155,7 +117,7 @@ function targetsOf(options: ReportOptions, io: CliIo): Targets {
   try {
     text = fs.readFileSync(absolute, 'utf8');
   } catch (err) {
-    throw new ReportUsageError(`cannot read config file ${absolute}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
+    throw new UsageError(`cannot read config file ${absolute}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
   }
   // As `mcp-host list --config` reads it: a .vscode/mcp.json belongs to the folder above .vscode.
   const parsed = parseConfigText(text, { file: absolute, kind: 'import', workspaceFolder: path.dirname(path.dirname(absolute)) });
@@ -167,14 +129,14 @@ function targetsOf(options: ReportOptions, io: CliIo): Targets {
     const server = adjusted.find((s) => s.name === options.serverName);
     if (!server) {
       const problem = parsed.problems.find((p) => p.server === options.serverName) ?? parsed.problems.find((p) => p.server === undefined);
-      if (problem) throw new ReportUsageError(formatProblem(problem));
+      if (problem) throw new UsageError(formatProblem(problem));
       const names = adjusted.map((s) => s.name);
-      throw new ReportUsageError(`no server named ${JSON.stringify(options.serverName)} in ${absolute}${names.length ? ` (it has: ${names.join(', ')})` : ''}`);
+      throw new UsageError(`no server named ${JSON.stringify(options.serverName)} in ${absolute}${names.length ? ` (it has: ${names.join(', ')})` : ''}`);
     }
     return { servers: [server], inputs: parsed.inputs, unreported: [] };
   }
   const fileProblem = parsed.problems.find((p) => p.server === undefined);
-  if (adjusted.length === 0) throw new ReportUsageError(fileProblem ? formatProblem(fileProblem) : `${absolute} defines no servers`);
+  if (adjusted.length === 0) throw new UsageError(fileProblem ? formatProblem(fileProblem) : `${absolute} defines no servers`);
   const unreported = parsed.problems.filter((p) => p.server !== undefined).map((p) => ({ name: p.server!, reason: formatProblem(p) }));
   return { servers: adjusted, inputs: parsed.inputs, unreported };
 }
@@ -237,7 +199,7 @@ export async function runReport(argv: readonly string[], io: CliIo): Promise<num
     options = parsed;
     targets = targetsOf(options, io);
   } catch (err) {
-    if (!(err instanceof ReportUsageError)) throw err;
+    if (!(err instanceof UsageError)) throw err;
     io.stderr(`mcp-host report: ${err.message}; see 'mcp-host report --help'\n`);
     return ExitCode.Usage;
   }

@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { HOST_DIR, QUIET_SETTINGS, REPO_ROOT, launchBrowser, openWorkbench, startServer } from '../../scripts/vscode-host/host.mjs';
+import { HOST_DIR, QUIET_SETTINGS, REPO_ROOT, launchBrowser, openWorkbench, startServer, treeItem } from '../../scripts/vscode-host/host.mjs';
 
 export const RESULTS = join(REPO_ROOT, 'test-results');
 
@@ -22,6 +22,18 @@ async function startDemoRemoteServer() {
     await new Promise((r) => setTimeout(r, 50));
   }
   return child;
+}
+
+/**
+ * Collapses a server's row so the categories of the server after it are the first of their name
+ * (the demo's "apps-basic" sorts before "everything").
+ */
+export async function collapseServer(page, name) {
+  const row = treeItem(page, name);
+  await row.waitFor({ state: 'visible', timeout: 30_000 });
+  await row.locator('.label-description', { hasText: /^running/ }).waitFor({ state: 'visible', timeout: 45_000 });
+  if ((await row.getAttribute('aria-expanded')) === 'true') await row.locator('.monaco-tl-twistie').click();
+  await page.waitForFunction((el) => el?.getAttribute('aria-expanded') === 'false', await row.elementHandle(), { timeout: 10_000 });
 }
 
 export function flavourFromArgs() {

@@ -4,7 +4,7 @@
 // whose second argument's suggestions depend on the first. Screenshots go to test-results/.
 import { join } from 'node:path';
 import { openViewContainer, treeItem } from '../../scripts/vscode-host/host.mjs';
-import { RESULTS, flavourFromArgs, scenario } from './lib.mjs';
+import { RESULTS, collapseServer, flavourFromArgs, scenario } from './lib.mjs';
 
 const flavour = flavourFromArgs();
 
@@ -28,6 +28,7 @@ await scenario('resource', flavour, async ({ page, step }) => {
   });
 
   await step('a click on a resource in the sidebar opens it as a read-only Markdown document', async () => {
+    await collapseServer(page, 'apps-basic');
     await expand(treeItem(page, 'everything'));
     // Collapse Tools (long) so the resources are in view, then open Resources.
     const tools = category(page, 'Tools');

@@ -35,7 +35,11 @@ describe('Traffic view in a real VS Code', function () {
     await vscode.commands.executeCommand('mcpHost.runTool', { server: 'good', tool: 'echo', arguments: { text: marker } });
     await vscode.commands.executeCommand('mcpHost.showTraffic', 'good');
     assert.equal(view.filter.server, api.controller.registry.findByName('good')?.id, 'opened from a server: filtered to it');
-    const row = await waitFor(() => view.model?.rows.find((r) => r.method === 'tools/call' && r.status === 'ok'), 'the tools/call row in the model');
+    // Earlier tests may have run tools on "good" too: this run's call is the one with the marker.
+    const row = await waitFor(() => {
+      const model = view.model;
+      return model?.rows.find((r) => r.method === 'tools/call' && r.status === 'ok' && JSON.stringify(model.index.get(r.key)?.row.first).includes(marker));
+    }, 'the tools/call row in the model');
     assert.equal(row.server, 'good');
     assert.equal(row.direction, 'send');
     assert.ok((row.responseBytes ?? 0) > 0 && row.latencyMs !== undefined);

@@ -97,7 +97,7 @@ describe('tool names', () => {
     assert.deepEqual(
       findings.map((f) => [f.subject.kind, f.subject.name]),
       [
-        ['server', 'everything-remote'],
+        ['peer', 'everything-remote'],
         ['tool', 'zip'],
       ],
     );

@@ -92,7 +92,7 @@ export function checkNamesSharedWithPeers(tools: readonly Tool[], peers: ReportI
     if (shared.length >= SAME_SERVER_MIN_SHARED && shared.length * 2 >= names.length) {
       findings.push({
         severity: 'warning',
-        subject: { kind: 'server', name: peer.name },
+        subject: { kind: 'peer', name: peer.name },
         rule: 'tool-name-shared-with-peer',
         message: `"${peer.name}", running beside this server, has ${shared.length} of its ${names.length} tool names (${shared.slice(0, 5).map((n) => `"${n}"`).join(', ')}${shared.length > 5 ? ', …' : ''}): it looks like the same server configured twice, and a model given both sees each of these tools twice.`,
         fix: `Keep one of the two running (stop or remove "${peer.name}" or this one), or give the tools of one of them distinct names.`,

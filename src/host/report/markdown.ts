@@ -33,6 +33,7 @@ const SEVERITY_HEADINGS: ReadonlyArray<readonly [Severity, string]> = [
 
 const SUBJECT_LABEL: Readonly<Record<Finding['subject']['kind'], string>> = {
   server: 'Request',
+  peer: 'Server',
   tool: 'Tool',
   prompt: 'Prompt',
   resource: 'Resource',

@@ -5,7 +5,8 @@ import type { Implementation, Prompt, Resource, ResourceTemplate, Tool } from '.
 export type Severity = 'error' | 'warning' | 'info';
 
 /** What a finding is about. 'server' is the server as a whole (a list that failed to load). */
-export type SubjectKind = 'server' | 'tool' | 'prompt' | 'resource' | 'template';
+/** 'server': one of this server's requests (a list that failed); 'peer': another server running beside it. */
+export type SubjectKind = 'server' | 'peer' | 'tool' | 'prompt' | 'resource' | 'template';
 
 export type RuleId =
   | 'list-failed'
