@@ -1,8 +1,7 @@
 // `mcp-host doctor`: the checklist of one server, or of every server of a config file, with a
 // verdict and a fix for each failed line (src/host/doctor does the checking).
 import * as fs from 'node:fs';
-import type { ProtocolEraSetting } from '../protocol/era';
-import { UsageError, readServerOption } from './options';
+import { UsageError, readServerOption, type ServerChoice } from './options';
 import * as path from 'node:path';
 import { parseConfigText, type ConfigSource, type ServerDefinition } from '../host/config';
 import { diagnoseServer, formatReportText, type DoctorEnvironment, type DoctorReport, type DoctorSubject } from '../host/doctor';
@@ -30,16 +29,9 @@ Exit status: 0 no check failed (warnings allowed); 2 usage error (no such file o
 3 a check failed for at least one server.`;
 
 
-interface DoctorOptions {
+/** `era`: the era of the dry handshake, instead of each entry's protocolEra. */
+interface DoctorOptions extends ServerChoice {
   json: boolean;
-  timeoutMs: number;
-  configFile?: string;
-  serverName?: string;
-  url?: string;
-  headers: Record<string, string>;
-  transport?: 'http' | 'sse';
-  /** --era: the era of the dry handshake, instead of each entry's protocolEra. */
-  era?: ProtocolEraSetting;
   serverCommand: string[];
 }
 

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { UsageError, readServerOption } from './options';
+import { UsageError, readServerOption, type ServerChoice } from './options';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { McpClient } from '../protocol/client';
@@ -87,23 +87,15 @@ doctor: 0 no check failed (warnings allowed); 2 usage error; 3 a check failed fo
 type Command = 'list' | 'call' | 'read' | 'prompt' | 'servers';
 const COMMANDS: readonly string[] = ['list', 'call', 'read', 'prompt'];
 
-interface Options {
+interface Options extends ServerChoice {
   command: Command;
   target?: string;
   json: boolean;
   verbose: boolean;
-  timeoutMs: number;
   toolArgs: Record<string, unknown>;
-  configFile?: string;
-  serverName?: string;
   serverCommand: string[];
-  url?: string;
-  headers: Record<string, string>;
-  transport?: 'http' | 'sse';
   tokenStore: boolean;
   task: boolean;
-  /** --era; else the config entry's protocolEra; else auto. */
-  era?: ProtocolEraSetting;
   /** --trace FILE: the protocol messages as JSON Lines. */
   traceFile?: string;
 }

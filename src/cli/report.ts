@@ -2,13 +2,12 @@
 // (which then run together, so duplicate tool names across them are found). The servers run as
 // ServerConnections, as in the editor, so the report is gathered the same way in both.
 import * as fs from 'node:fs';
-import { UsageError, readServerOption } from './options';
+import { UsageError, readServerOption, type ServerChoice } from './options';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseConfigText, formatProblem, type ConfigSource, type InputDefinition, type ServerDefinition } from '../host/config';
 import { ServerConnection, serverId, type ConnectionEnvironment } from '../host/serverConnection';
 import { formatReportsMarkdown, reportOnServer, type ServerReport, type Severity, type UnreportedServer } from '../host/report';
-import type { ProtocolEraSetting } from '../protocol/era';
 import type { Logger } from '../util/logger';
 import { errorMessage } from '../util/errorMessage';
 import { VERSION } from '../version';
@@ -28,17 +27,10 @@ Exit status: 0 reported (whatever the findings, unless --fail-on); 1 --fail-on m
 2 usage or config error; 3 a server could not be started (the others are still reported).`;
 
 
-interface ReportOptions {
+interface ReportOptions extends ServerChoice {
   json: boolean;
   failOn?: Severity;
   verbose: boolean;
-  timeoutMs: number;
-  configFile?: string;
-  serverName?: string;
-  url?: string;
-  headers: Record<string, string>;
-  transport?: 'http' | 'sse';
-  era?: ProtocolEraSetting;
   tokenStore: boolean;
   serverCommand: string[];
 }
