@@ -16,15 +16,16 @@ const layers = [
   // a failure is reported but the later layers still run (only the Python tests need it: the
   // process layer's and the vscode layer's modern.test.ts, which fails saying the venv is missing).
   { name: 'python env', cmd: ['node', 'scripts/python-env.mjs'], for: ['process', 'vscode'], soft: true },
+  // Idempotent: installs the two test VS Codes (and Chromium from apt) on a fresh machine, else only
+  // checks they are there, so `npm ci && npm test` needs nothing beside the clone. Before the
+  // process layer: its MCP Apps tests render a view in the Chromium this installs.
+  ...(existsSync('scripts/test-vscode.mjs') ? [{ name: 'install test VS Code', cmd: ['node', 'scripts/vscode-host/install.mjs'], for: ['process', 'vscode'] }] : []),
   { name: 'process', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/process'], counts: true },
   { name: 'conformance', cmd: ['node', 'scripts/conformance.mjs'], counts: true },
   // The suite's 0.2.0 alpha: what the 2026-07-28 revision requires of a client (about 50 s).
   { name: 'conformance 2026-07-28', cmd: ['node', 'scripts/conformance.mjs', '--spec-version', '2026-07-28'], counts: true },
 ];
 if (existsSync('scripts/test-vscode.mjs')) {
-  // Idempotent: installs the two test VS Codes (and Chromium from apt) on a fresh machine, else
-  // only checks they are there; so `npm ci && npm test` needs nothing beside the clone.
-  layers.push({ name: 'install test VS Code', cmd: ['node', 'scripts/vscode-host/install.mjs'], for: 'vscode' });
   layers.push({ name: 'vscode', cmd: ['node', 'scripts/test-vscode.mjs'], counts: true });
 }
 

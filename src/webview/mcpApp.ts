@@ -4,17 +4,15 @@
 // Isolation: the frame is `sandbox="allow-scripts"` without allow-same-origin, so the view has an
 // opaque origin: it cannot touch this page's DOM, call acquireVsCodeApi, or read this page's
 // storage; it can only postMessage. Its document is a srcdoc, which inherits this page's policy
-// (built by the extension from the view's declared CSP plus this page's nonce) and carries the
-// view's own policy as its first <meta>: both apply, so the view gets what it declared and no
-// more. Its scripts are stamped with this page's nonce so that the inherited policy lets them run.
+// (appPageCsp: the view's declared origins, inline scripts, and the extension's files) and carries
+// the view's own policy (appViewCsp) as its first <meta>: both apply, so the view gets what it
+// declared and no more. This page never puts server markup into itself: only into the frame.
 import type { AppPageFromWebview, AppPageToWebview, PageTheme } from '../vscode/webview/mcpAppProtocol';
 import { vscodeApi } from './dom';
 
 const post = (message: AppPageFromWebview) => vscodeApi.postMessage(message);
 const host = document.getElementById('app') as HTMLElement;
 const status = document.getElementById('status') as HTMLElement;
-// The nonce this page's own script carries; the view's scripts get it too (see above).
-const nonce = (document.currentScript as HTMLScriptElement | null)?.nonce ?? '';
 let frame: HTMLIFrameElement | undefined;
 
 window.addEventListener('message', (event: MessageEvent) => {
@@ -43,14 +41,13 @@ function handle(message: AppPageToWebview): void {
   }
 }
 
-/** Builds the view's document: its CSP first in <head>, this page's nonce on its scripts. */
+/** Builds the view's document: its CSP first in <head>, before anything it could load. */
 function viewDocument(html: string, csp: string): string {
   const doc = new DOMParser().parseFromString(html, 'text/html');
   const meta = doc.createElement('meta');
   meta.httpEquiv = 'Content-Security-Policy';
   meta.content = csp;
   doc.head.prepend(meta);
-  for (const script of Array.from(doc.querySelectorAll('script'))) script.setAttribute('nonce', nonce);
   return `<!DOCTYPE html>\n${doc.documentElement.outerHTML}`;
 }
 

@@ -5,13 +5,17 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import * as fs from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
 import { McpClient } from '../../src/protocol/client';
 import { StdioTransport } from '../../src/transport/stdio';
 import { MCP_APPS_CLIENT_SETTINGS, MCP_APPS_EXTENSION_ID, hasAppView, toolUi } from '../../src/protocol/apps';
 import type { Tool } from '../../src/protocol/schemas';
-import { McpAppBridge, type AppHostDelegate } from '../../src/host/apps/bridge';
-import { loadAppResource } from '../../src/host/apps/resource';
-import { NODE_MODULES } from '../helpers/paths';
+import { McpAppBridge, type AppHostDelegate, type AppServer } from '../../src/host/apps/bridge';
+import { appPageCsp, appViewCsp, checkedCsp, loadAppResource } from '../../src/host/apps/resource';
+import { NODE_MODULES, REPO_ROOT } from '../helpers/paths';
 
 const BASIC = path.join(NODE_MODULES, '@modelcontextprotocol/server-basic-vanillajs/dist/index.js');
 const BUDGET = path.join(NODE_MODULES, '@modelcontextprotocol/server-budget-allocator/dist/index.js');
@@ -84,6 +88,19 @@ function viewTransport(deliverToHost: (message: unknown) => void) {
   return transport;
 }
 
+/** The server as the bridge sees it, straight from the client (the editor goes through ServerConnection). */
+function serverOf(s: Connected, name: string, tools: Tool[]): AppServer {
+  return {
+    name,
+    tools: () => tools,
+    callTool: (n, a, o) => s.client.callTool(n, a, o),
+    readResource: (u, o) => s.client.readResource(u, o),
+    listResources: () => s.client.listAllResources(),
+    listResourceTemplates: () => s.client.listAllResourceTemplates(),
+    redact: (text) => text,
+  };
+}
+
 function recordingDelegate(): AppHostDelegate & { confirmed: string[]; links: string[]; sizes: unknown[]; logs: unknown[] } {
   const d = {
     confirmed: [] as string[],
@@ -94,6 +111,9 @@ function recordingDelegate(): AppHostDelegate & { confirmed: string[]; links: st
       d.confirmed.push(tool.name);
       return true;
     },
+    async confirmLink() {
+      return true;
+    },
     async openLink(url: string) {
       d.links.push(url);
       return true;
@@ -102,8 +122,8 @@ function recordingDelegate(): AppHostDelegate & { confirmed: string[]; links: st
       d.sizes.push(size);
     },
     requestTeardown() {},
-    log(_level: string, data: unknown) {
-      d.logs.push(data);
+    log(_level: string, text: string) {
+      d.logs.push(text);
     },
   };
   return d;
@@ -166,7 +186,7 @@ describe('MCP Apps: the host bridge with ext-apps’ App class', () => {
     const bridge: McpAppBridge = new McpAppBridge({
       hostInfo: { name: 'mcp-host-tests', version: '0.0.0' },
       tool,
-      server: { name: 'basic', tools: () => tools, callTool: (n, a, o) => s.client.callTool(n, a, o), readResource: (u, o) => s.client.readResource(u, o) },
+      server: serverOf(s, 'basic', tools),
       delegate,
       send: (message) => {
         toView.push(message);
@@ -245,6 +265,19 @@ describe('MCP Apps: the host bridge with ext-apps’ App class', () => {
     await v.bridge.teardown();
   });
 
+  test('the view lists the server’s resources (App.listServerResources) through the host', async () => {
+    const v = await openView();
+    await v.app.connect(v.transport);
+    await v.bridge.whenReady();
+    assert.deepEqual(v.app.getHostCapabilities().serverResources, {});
+    const listed = await v.app.listServerResources();
+    assert.ok(
+      listed.resources.some((r: any) => r.uri === 'ui://get-time/mcp-app.html'),
+      JSON.stringify(listed),
+    );
+    await v.bridge.teardown();
+  });
+
   test('open-link, size changes and logs go to the host; teardown is answered by the view before it closes', async () => {
     const v = await openView();
     let tornDown = false;
@@ -298,7 +331,7 @@ describe('MCP Apps: server-budget-allocator', () => {
     const bridge: McpAppBridge = new McpAppBridge({
       hostInfo: { name: 'mcp-host-tests', version: '0.0.0' },
       tool,
-      server: { name: 'budget', tools: () => tools, callTool: (n, a, o) => s.client.callTool(n, a, o), readResource: (u, o) => s.client.readResource(u, o) },
+      server: serverOf(s, 'budget', tools),
       delegate: recordingDelegate(),
       send: (message) => transport.deliver(message),
       hostContext: { theme: 'light' },
@@ -314,6 +347,132 @@ describe('MCP Apps: server-budget-allocator', () => {
     await bridge.teardown();
   });
 });
+
+/**
+ * The view's page as the extension builds it (appPageCsp, the bundled dist/webview/mcpApp.js),
+ * in Chromium, served over HTTP in place of the webview's resource origin. It loads a view that
+ * declares one connect origin, and the view tries what a real app does (an onclick attribute, a
+ * script it creates) and what its policy forbids (another origin; the page's own files, which
+ * only the page's policy allows: proof that the view's <meta> policy is in force).
+ */
+describe('MCP Apps: the view page and its frame in Chromium', () => {
+  const CHROMIUM = process.env.VSCODE_HOST_CHROMIUM || '/usr/bin/chromium';
+  let browser: Browser | undefined;
+  let page: Page;
+  let site: Counted;
+  let declared: Counted;
+  let other: Counted;
+
+  before(async function () {
+    if (!fs.existsSync(CHROMIUM)) return;
+    declared = await countingServer(() => 'declared');
+    other = await countingServer(() => 'other');
+    const csp = checkedCsp({ connectDomains: [declared.origin] }).csp;
+    site = await countingServer((url) => {
+      if (url === '/page.html') return { type: 'text/html', body: pageDocument(site.origin, appPageCsp(site.origin, csp)) };
+      if (url === '/stub.js') return { type: 'text/javascript', body: STUB };
+      if (url === '/dist/webview/mcpApp.js') return { type: 'text/javascript', body: fs.readFileSync(path.join(REPO_ROOT, 'dist', 'webview', 'mcpApp.js'), 'utf8') };
+      return 'a file of the extension';
+    });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking'] });
+    page = await browser.newPage();
+    await page.goto(`${site.origin}/page.html`);
+    await page.waitForFunction(() => (window as any).fromPage?.some((m: any) => m.type === 'ready'));
+    await page.evaluate(([html, policy]) => window.postMessage({ type: 'load', html, csp: policy, title: 'view' }, '*'), [VIEW_HTML, appViewCsp(csp)]);
+  });
+  after(async () => {
+    await browser?.close();
+    for (const server of [site, declared, other]) server?.close();
+  });
+
+  async function viewFrame(): Promise<Frame> {
+    await page.waitForFunction(() => (window as any).fromPage?.some((m: any) => m.type === 'loaded'));
+    let frame: Frame | undefined;
+    await waitUntil(() => (frame = page.frames().find((f) => f.url() === 'about:srcdoc')) !== undefined);
+    assert.ok(frame, 'no srcdoc frame');
+    await frame.waitForFunction(() => document.body?.dataset.started === 'yes', undefined, { timeout: 10_000 });
+    return frame;
+  }
+
+  test('the page script loads; the view runs its inline script, an onclick attribute and a script it creates', async (t) => {
+    if (!browser) return t.skip(`no Chromium at ${CHROMIUM}`);
+    const frame = await viewFrame();
+    await frame.click('#b');
+    const seen = await frame.evaluate(() => ({ clicked: document.body.dataset.clicked, created: document.body.dataset.created }));
+    assert.deepEqual(seen, { clicked: 'yes', created: 'yes' });
+  });
+
+  test('the view document carries its own policy: connect-src is the declared origin and no other', async (t) => {
+    if (!browser) return t.skip(`no Chromium at ${CHROMIUM}`);
+    const frame = await viewFrame();
+    const meta = await frame.evaluate(() => document.head.firstElementChild?.outerHTML ?? '');
+    const connect = /connect-src ([^;"]*)/.exec(meta)?.[1];
+    assert.equal(connect, declared.origin, meta);
+    const probes = await frame.evaluate(
+      async ([ok, no, own]) => {
+        const fetched = async (url: string) => fetch(url).then((r) => `fetched ${r.status}`, () => 'blocked');
+        const image = (url: string) =>
+          new Promise<string>((resolve) => {
+            const img = document.createElement('img');
+            img.onload = () => resolve('loaded');
+            img.onerror = () => resolve('blocked');
+            img.src = url;
+          });
+        return { declared: await fetched(ok), other: await fetched(no), pageFile: await image(own) };
+      },
+      [`${declared.origin}/x`, `${other.origin}/x`, `${site.origin}/pixel.png`],
+    );
+    assert.deepEqual(probes, { declared: 'fetched 200', other: 'blocked', pageFile: 'blocked' });
+    assert.equal(declared.count('/x'), 1);
+    assert.equal(other.count('/x'), 0, 'the undeclared origin was reached');
+    assert.equal(site.count('/pixel.png'), 0, "the page's policy alone let the view load the page's files");
+  });
+});
+
+/** The page the extension writes (appPanel.ts pageHtml), with a stand-in for acquireVsCodeApi. */
+function pageDocument(origin: string, policy: string): string {
+  const attr = policy.replaceAll('&', '&amp;').replaceAll('"', '&quot;');
+  return `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${attr}"></head>
+<body><p id="status"></p><main id="app"></main>
+<script src="${origin}/stub.js"></script><script src="${origin}/dist/webview/mcpApp.js"></script></body></html>`;
+}
+
+// Functions evaluated in the browser, in this Node-typed file.
+declare const window: any;
+declare const document: any;
+
+const STUB = `window.fromPage = [];
+window.acquireVsCodeApi = () => ({ postMessage: (m) => window.fromPage.push(m), getState() {}, setState() {} });`;
+
+const VIEW_HTML = `<!DOCTYPE html><html><head><title>view</title></head><body>
+<button id="b" onclick="document.body.dataset.clicked = 'yes'">b</button>
+<script>
+  const made = document.createElement('script');
+  made.textContent = "document.body.dataset.created = 'yes'";
+  document.body.append(made);
+  document.body.dataset.started = 'yes';
+</script></body></html>`;
+
+interface Counted {
+  origin: string;
+  count(url: string): number;
+  close(): void;
+}
+
+/** A local HTTP server that answers anyone (CORS *) and counts the requests that reach it. */
+async function countingServer(answer: (url: string) => string | { type: string; body: string }): Promise<Counted> {
+  const counts = new Map<string, number>();
+  const server: Server = createServer((req, res) => {
+    const url = req.url ?? '/';
+    counts.set(url, (counts.get(url) ?? 0) + 1);
+    const reply = answer(url);
+    const { type, body } = typeof reply === 'string' ? { type: 'text/plain', body: reply } : reply;
+    res.writeHead(200, { 'Access-Control-Allow-Origin': '*', 'Content-Type': type });
+    res.end(body);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: (url) => counts.get(url) ?? 0, close: () => server.close() };
+}
 
 async function waitUntil(predicate: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -1,9 +1,9 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { hasAppView, isAppOnly, isVisibleToApp, toolUi } from '../../src/protocol/apps';
-import { appCspDirectives, checkedCsp, formatCsp, isAppMime, loadAppResource } from '../../src/host/apps/resource';
-import { McpAppBridge } from '../../src/host/apps/bridge';
-import type { Tool } from '../../src/protocol/schemas';
+import { appCspDirectives, appPageCsp, appViewCsp, checkedCsp, formatCsp, isAppMime, loadAppResource } from '../../src/host/apps/resource';
+import { LOG_TEXT_LIMIT, McpAppBridge, type AppServer } from '../../src/host/apps/bridge';
+import type { CallToolResult, Tool } from '../../src/protocol/schemas';
 
 const tool = (name: string, ui?: unknown): Tool => ({ name, inputSchema: { type: 'object' }, ...(ui === undefined ? {} : { _meta: { ui } }) });
 
@@ -48,10 +48,68 @@ describe('the view resource and its policy', () => {
     assert.doesNotMatch(policy, /unsafe-eval/);
   });
 
-  test('no declared CSP: no network at all', () => {
+  test('no declared CSP: no network at all; base-uri is the specification default', () => {
     const policy = formatCsp(appCspDirectives(checkedCsp(undefined).csp));
     assert.match(policy, /connect-src 'none'/);
     assert.match(policy, /script-src 'unsafe-inline';/);
+    assert.match(policy, /base-uri 'self'(;|$)/);
+    assert.match(formatCsp(appCspDirectives(checkedCsp({ baseUriDomains: ['https://cdn.example.com'] }).csp)), /base-uri https:\/\/cdn\.example\.com(;|$)/);
+  });
+
+  test('declared origins need a scheme; scheme sources, keywords, wildcards over a TLD and injected directives are rejected', () => {
+    const good = ['https://api.example.com', 'HTTPS://API.EXAMPLE.COM', 'wss://live.example.com:8443', 'https://*.example.com', 'http://localhost:3000', 'https://cdn.example.com/lib/', 'https://example.com:*'];
+    const bad = [
+      'api.example.com',
+      'localhost:3000',
+      '//example.com',
+      'https://*.com',
+      'HTTPS://*.COM',
+      'https://*',
+      '*',
+      '*.example.com',
+      'data:',
+      'DATA:',
+      'blob:',
+      'https:',
+      "'unsafe-eval'",
+      "'UNSAFE-INLINE'",
+      "'self'",
+      '"https://a.com"',
+      'https://a.com;script-src *',
+      'https://a.com script-src *',
+      'https://a.com\tscript-src',
+      'https://a.com\nscript-src *',
+      'https://a.com,https://b.com',
+      'javascript:alert(1)',
+      'ftp://example.com',
+      '',
+      42,
+    ];
+    const { csp, rejected } = checkedCsp({ connectDomains: [...good, ...bad] });
+    assert.deepEqual(csp.connectDomains, good);
+    assert.deepEqual(rejected, bad.map(String));
+  });
+
+  test('the composed policy: a view that declares one origin may connect to it and nowhere else', () => {
+    const { csp } = checkedCsp({ connectDomains: ['https://api.example.com'], resourceDomains: ['https://cdn.example.com'] });
+    const directive = (policy: string, name: string) =>
+      policy
+        .split('; ')
+        .find((d) => d.startsWith(`${name} `))
+        ?.split(' ')
+        .slice(1);
+    // The view's own <meta> policy: what it declared, nothing else.
+    const view = appViewCsp(csp);
+    assert.deepEqual(directive(view, 'connect-src'), ['https://api.example.com']);
+    assert.deepEqual(directive(view, 'default-src'), ["'none'"]);
+    assert.deepEqual(directive(view, 'script-src'), ["'unsafe-inline'", 'https://cdn.example.com']);
+    // The page's policy (inherited by the srcdoc frame): the same network, plus the extension's
+    // own files; inline scripts allowed and no nonce (a nonce would switch 'unsafe-inline' off).
+    const page = appPageCsp('https://file+.vscode-resource.vscode-cdn.net', csp);
+    assert.deepEqual(directive(page, 'connect-src'), ['https://api.example.com']);
+    assert.deepEqual(directive(page, 'script-src'), ['https://file+.vscode-resource.vscode-cdn.net', "'unsafe-inline'", 'https://cdn.example.com']);
+    assert.doesNotMatch(page, /nonce-/);
+    assert.deepEqual(directive(page, 'frame-src'), ["'none'"]);
   });
 
   test('the resource must be an MCP App; its _meta.ui comes from the content, else from the listing', async () => {
@@ -79,8 +137,11 @@ describe('the bridge never trusts the view', () => {
           return { content: [] };
         },
         readResource: async () => ({ contents: [] }),
+        listResources: async () => [{ uri: 'file:///a.txt', name: 'a' }],
+        listResourceTemplates: async () => [{ uriTemplate: 'file:///{path}', name: 'files' }],
+        redact: (text) => text,
       },
-      delegate: { confirmToolCall: async () => confirm, openLink: async () => false, sizeChanged() {}, requestTeardown() {}, log() {} },
+      delegate: { confirmToolCall: async () => confirm, confirmLink: async () => false, openLink: async () => false, sizeChanged() {}, requestTeardown() {}, log() {} },
       send: (m) => sent.push(m),
       hostContext: {},
     });
@@ -139,5 +200,170 @@ describe('the bridge never trusts the view', () => {
       sent.map((m) => m.method ?? 'answer'),
       ['answer', 'ui/notifications/tool-input'],
     );
+  });
+});
+
+describe('the bridge after the view is gone, and what it tells the view', () => {
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'ui/initialize', params: { appInfo: { name: 'v', version: '1' }, appCapabilities: {}, protocolVersion: '2026-01-26' } };
+  const initialized = { jsonrpc: '2.0', method: 'ui/notifications/initialized' };
+  function bridgeWith(options: { confirm?: () => Promise<boolean>; confirmLink?: () => Promise<boolean>; callTool?: AppServer['callTool'] } = {}) {
+    const sent: any[] = [];
+    const calls: string[] = [];
+    const opened: string[] = [];
+    const logs: string[] = [];
+    const view = tool('view');
+    const bridge = new McpAppBridge({
+      hostInfo: { name: 'h', version: '1' },
+      tool: view,
+      server: {
+        name: 's',
+        tools: () => [view],
+        callTool:
+          options.callTool ??
+          (async (name): Promise<CallToolResult> => {
+            calls.push(name);
+            return { content: [] };
+          }),
+        readResource: async () => ({ contents: [] }),
+        listResources: async () => [{ uri: 'file:///a.txt', name: 'a' }],
+        listResourceTemplates: async () => [{ uriTemplate: 'file:///{path}', name: 'files' }],
+        redact: (text) => text.replaceAll('hunter2', '[redacted]'),
+      },
+      delegate: {
+        confirmToolCall: options.confirm ?? (async () => true),
+        confirmLink: options.confirmLink ?? (async () => true),
+        openLink: async (url) => {
+          opened.push(url);
+          return true;
+        },
+        sizeChanged() {},
+        requestTeardown() {},
+        log: (level, text) => logs.push(`${level} ${text}`),
+      },
+      send: (m) => sent.push(m),
+      hostContext: {},
+      teardownTimeoutMs: 50,
+    });
+    return { bridge, sent, calls, opened, logs };
+  }
+  /** A promise and the function that settles it, for answers that come later. */
+  function later<T>() {
+    let settle!: (value: T) => void;
+    const promise = new Promise<T>((resolve) => (settle = resolve));
+    return { promise, settle };
+  }
+
+  test('a tool call confirmed after the view closed is not made', async () => {
+    const answer = later<boolean>();
+    const { bridge, sent, calls } = bridgeWith({ confirm: () => answer.promise });
+    await bridge.receive(initialize);
+    const receiving = bridge.receive({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'view', arguments: {} } });
+    await new Promise((r) => setImmediate(r));
+    bridge.dispose();
+    answer.settle(true);
+    await receiving;
+    assert.deepEqual(calls, []);
+    assert.equal(sent.length, 1, 'nothing after the answer to ui/initialize');
+  });
+
+  test('a link confirmed after the view closed is not opened; a second link waits for the first question', async () => {
+    const answer = later<boolean>();
+    const { bridge, sent, opened } = bridgeWith({ confirmLink: () => answer.promise });
+    await bridge.receive(initialize);
+    const first = bridge.receive({ jsonrpc: '2.0', id: 2, method: 'ui/open-link', params: { url: 'https://a.example/' } });
+    await bridge.receive({ jsonrpc: '2.0', id: 3, method: 'ui/open-link', params: { url: 'https://b.example/' } });
+    assert.equal(sent.at(-1).id, 3);
+    assert.match(sent.at(-1).error.message, /waiting/);
+    bridge.dispose();
+    answer.settle(true);
+    await first;
+    assert.deepEqual(opened, []);
+  });
+
+  test('a link the person agrees to is opened, one after the other', async () => {
+    const { bridge, sent, opened } = bridgeWith();
+    await bridge.receive(initialize);
+    await bridge.receive({ jsonrpc: '2.0', id: 2, method: 'ui/open-link', params: { url: 'https://a.example/' } });
+    await bridge.receive({ jsonrpc: '2.0', id: 3, method: 'ui/open-link', params: { url: 'https://b.example/' } });
+    assert.deepEqual(opened, ['https://a.example/', 'https://b.example/']);
+    assert.deepEqual(sent.at(-1), { jsonrpc: '2.0', id: 3, result: {} });
+  });
+
+  test('resources/list and resources/templates/list are served (serverResources is advertised)', async () => {
+    const { bridge, sent } = bridgeWith();
+    await bridge.receive(initialize);
+    assert.deepEqual(sent[0].result.hostCapabilities.serverResources, {});
+    await bridge.receive({ jsonrpc: '2.0', id: 2, method: 'resources/list', params: {} });
+    await bridge.receive({ jsonrpc: '2.0', id: 3, method: 'resources/templates/list' });
+    assert.deepEqual(sent[1].result, { resources: [{ uri: 'file:///a.txt', name: 'a' }] });
+    assert.deepEqual(sent[2].result, { resourceTemplates: [{ uriTemplate: 'file:///{path}', name: 'files' }] });
+  });
+
+  test('a log without data is a line of text; long data is cut; secrets are redacted', async () => {
+    const { bridge, logs } = bridgeWith();
+    await bridge.receive({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info' } });
+    await bridge.receive({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'debug', data: { password: 'hunter2' } } });
+    await bridge.receive({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: 'x'.repeat(10_000) } });
+    assert.equal(logs[0], 'info undefined');
+    assert.equal(logs[1], 'debug {"password":"[redacted]"}');
+    assert.equal(logs[2].length, 'info '.length + LOG_TEXT_LIMIT + 1);
+  });
+
+  test('an error sent to the view is redacted', async () => {
+    const { bridge, sent } = bridgeWith({
+      callTool: async () => {
+        throw new Error('HTTP 401 with token hunter2');
+      },
+    });
+    await bridge.receive(initialize);
+    await bridge.receive({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'view' } });
+    assert.equal(sent[1].error.message, 'HTTP 401 with token [redacted]');
+  });
+
+  test('teardown before ui/notifications/initialized sends nothing; whenReady rejects when the view closes first', async () => {
+    const { bridge, sent } = bridgeWith();
+    const ready = bridge.whenReady();
+    await bridge.receive(initialize);
+    await bridge.teardown();
+    assert.deepEqual(
+      sent.map((m) => m.method ?? 'answer'),
+      ['answer'],
+    );
+    assert.equal(bridge.state, 'closed');
+    await assert.rejects(ready, /closed/);
+    await assert.rejects(bridge.whenReady(), /closed/);
+  });
+
+  test('teardown of a ready view asks it, then closes', async () => {
+    const { bridge, sent } = bridgeWith();
+    await bridge.receive(initialize);
+    await bridge.receive(initialized);
+    await bridge.teardown();
+    assert.equal(sent.at(-1).method, 'ui/resource-teardown');
+    assert.equal(bridge.state, 'closed');
+  });
+
+  test('a reloaded page gets a new session with the last input and outcome again', async () => {
+    const { bridge, sent } = bridgeWith();
+    bridge.sendToolInput({ a: 1 });
+    bridge.sendToolResult({ content: [{ type: 'text', text: 'first' }] });
+    bridge.sendToolResult({ content: [{ type: 'text', text: 'second' }] });
+    await bridge.receive(initialize);
+    await bridge.receive(initialized);
+    const next = bridge.reopen();
+    assert.equal(bridge.state, 'closed');
+    sent.length = 0;
+    await next.receive(initialize);
+    await next.receive(initialized);
+    assert.equal(next.state, 'ready');
+    assert.deepEqual(
+      sent.map((m) => m.method ?? 'answer'),
+      ['answer', 'ui/notifications/tool-input', 'ui/notifications/tool-result'],
+    );
+    assert.deepEqual(sent[1].params, { arguments: { a: 1 } });
+    assert.equal(sent[2].params.content[0].text, 'second');
+    // The old session is deaf: a message to it does nothing.
+    await bridge.receive({ jsonrpc: '2.0', id: 9, method: 'ping' });
+    assert.equal(sent.length, 3);
   });
 });

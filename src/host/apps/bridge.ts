@@ -11,13 +11,16 @@ import * as z from '../../protocol/zod';
 import { classifyMessage, formatZodError, type RequestId } from '../../protocol/jsonrpc';
 import { ErrorCode } from '../../protocol/errors';
 import { isVisibleToApp } from '../../protocol/apps';
-import type { CallToolResult, Implementation, ReadResourceResult, Tool } from '../../protocol/schemas';
+import type { CallToolResult, Implementation, ReadResourceResult, Resource, ResourceTemplate, Tool } from '../../protocol/schemas';
 import { errorMessage } from '../../util/errorMessage';
 import { nullLogger, type Logger } from '../../util/logger';
 import type { AppCsp } from './resource';
 
 /** The protocol versions of the extension this host speaks, newest first. */
 export const APP_PROTOCOL_VERSIONS: readonly string[] = ['2026-01-26'];
+
+/** How much of one log message from a view is kept. */
+export const LOG_TEXT_LIMIT = 4000;
 
 export type AppBridgeState = 'initializing' | 'ready' | 'closed';
 
@@ -28,18 +31,26 @@ export interface AppServer {
   tools(): readonly Tool[];
   callTool(name: string, args: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<CallToolResult>;
   readResource(uri: string, options?: { signal?: AbortSignal }): Promise<ReadResourceResult>;
+  /** The server's resources (resources/list from the view; the connection's cached list is fine). */
+  listResources(): Promise<readonly Resource[]>;
+  listResourceTemplates(): Promise<readonly ResourceTemplate[]>;
+  /** Hides the server's secrets in text that goes to the view (error messages). */
+  redact(text: string): string;
 }
 
 /** What the host decides for the view: confirmations, links, its size, logs. */
 export interface AppHostDelegate {
   /** Asks before a tool call the view wants (destructive tools); false = refused. */
   confirmToolCall(tool: Tool, args: Record<string, unknown>): Promise<boolean>;
-  /** Opens a link after asking the person; false = not opened. */
+  /** Asks the person whether to open a link the view wants (and whether it may be opened at all). */
+  confirmLink(url: string): Promise<boolean>;
+  /** Opens a link the person agreed to; false = not opened. */
   openLink(url: string): Promise<boolean>;
   sizeChanged(size: { width?: number; height?: number }): void;
   /** The view asks to be closed. */
   requestTeardown(): void;
-  log(level: string, data: unknown): void;
+  /** A log line from the view: its data as text, redacted and cut to LOG_TEXT_LIMIT characters. */
+  log(level: string, text: string): void;
 }
 
 /** McpUiHostContext: what the view is told about where it runs (theme, styles, size…). */
@@ -73,6 +84,8 @@ const SizeParams = z.looseObject({ width: z.optional(z.number()), height: z.opti
 const LogParams = z.looseObject({ level: z.string(), data: z.optional(z.unknown()) });
 const DisplayModeParams = z.looseObject({ mode: z.string() });
 
+type HostNotification = { jsonrpc: string; method: string; params: Record<string, unknown> };
+
 /** A JSON-RPC error answered to the view. */
 class ViewError extends Error {
   constructor(
@@ -93,7 +106,11 @@ export class McpAppBridge {
   private readonly inFlight = new Set<AbortController>();
   private nextId = 1;
   private readonly logger: Logger;
-  private readonly readyWaiters: Array<() => void> = [];
+  private readonly readyWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  /** The last run's notifications (input, then result or cancellation), for a reloaded page. */
+  private lastRun: HostNotification[] = [];
+  private teardownTimer: ReturnType<typeof setTimeout> | undefined;
+  private linkQuestionPending = false;
 
   constructor(private readonly options: AppBridgeOptions) {
     this.context = { ...options.hostContext, toolInfo: { tool: options.tool } };
@@ -104,26 +121,44 @@ export class McpAppBridge {
     return this.stateValue;
   }
 
-  /** Resolves when the view said ui/notifications/initialized. */
+  /** Resolves when the view said ui/notifications/initialized; rejects if it closes before. */
   whenReady(): Promise<void> {
     if (this.stateValue === 'ready') return Promise.resolve();
-    return new Promise((resolve) => this.readyWaiters.push(resolve));
+    if (this.stateValue === 'closed') return Promise.reject(closedError());
+    return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
   }
 
   // --- host -> view ------------------------------------------------------------------------
 
   /** The complete arguments of the call that made the view (held until the view is ready). */
   sendToolInput(args: Record<string, unknown>): void {
-    this.notify('ui/notifications/tool-input', { arguments: args });
+    this.lastRun = [this.notify('ui/notifications/tool-input', { arguments: args })];
   }
 
   /** The call's result; a later one (the tool ran again) replaces it in the view. */
   sendToolResult(result: CallToolResult): void {
-    this.notify('ui/notifications/tool-result', result as Record<string, unknown>);
+    this.keepOutcome(this.notify('ui/notifications/tool-result', result as Record<string, unknown>));
   }
 
   sendToolCancelled(reason: string): void {
-    this.notify('ui/notifications/tool-cancelled', { reason });
+    this.keepOutcome(this.notify('ui/notifications/tool-cancelled', { reason }));
+  }
+
+  /** A later outcome replaces the earlier one (a reloaded page needs only the latest). */
+  private keepOutcome(message: HostNotification): void {
+    this.lastRun = [...this.lastRun.filter((m) => m.method === 'ui/notifications/tool-input'), message];
+  }
+
+  /**
+   * The page was loaded again (a reloaded webview): its new frame knows nothing, so this bridge is
+   * closed and a new one, with the same host context, holds the last run's input and outcome for it.
+   */
+  reopen(): McpAppBridge {
+    this.dispose();
+    const next = new McpAppBridge({ ...this.options, hostContext: this.context });
+    for (const message of this.lastRun) next.notify(message.method, message.params);
+    next.lastRun = [...this.lastRun];
+    return next;
   }
 
   /** Changes to the host context (a theme change); before ui/initialize they go in its answer. */
@@ -134,16 +169,20 @@ export class McpAppBridge {
 
   /**
    * Asks the view to clean up (ui/resource-teardown) and waits for its answer, at most
-   * teardownTimeoutMs; then the bridge is closed. A view that never initialized is just closed.
+   * teardownTimeoutMs; then the bridge is closed. A view that is not ready (it has not said
+   * ui/notifications/initialized) must not get host requests yet, so it is just closed.
    */
   async teardown(): Promise<void> {
-    if (this.stateValue === 'closed') return;
-    if (this.initializeAnswered) {
-      const answered = this.request('ui/resource-teardown', {});
-      const timeout = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.options.teardownTimeoutMs ?? 3000).unref?.());
-      const ok = await Promise.race([answered, timeout]);
-      if (!ok) this.logger.debug(`[${this.options.server.name}] the view did not answer ui/resource-teardown in time`);
+    if (this.stateValue !== 'ready') {
+      this.dispose();
+      return;
     }
+    const answered = this.request('ui/resource-teardown', {});
+    const timeout = new Promise<boolean>((resolve) => {
+      this.teardownTimer = setTimeout(() => resolve(false), this.options.teardownTimeoutMs ?? 3000);
+    });
+    const ok = await Promise.race([answered, timeout]);
+    if (!ok) this.logger.debug(`[${this.options.server.name}] the view did not answer ui/resource-teardown in time`);
     this.dispose();
   }
 
@@ -151,6 +190,8 @@ export class McpAppBridge {
   dispose(): void {
     if (this.stateValue === 'closed') return;
     this.stateValue = 'closed';
+    clearTimeout(this.teardownTimer);
+    for (const waiter of this.readyWaiters.splice(0)) waiter.reject(closedError());
     for (const abort of this.inFlight) abort.abort('the view was closed');
     this.inFlight.clear();
     for (const resolve of this.pending.values()) resolve(false);
@@ -158,11 +199,11 @@ export class McpAppBridge {
     this.held.length = 0;
   }
 
-  private notify(method: string, params: Record<string, unknown>): void {
-    if (this.stateValue === 'closed') return;
+  private notify(method: string, params: Record<string, unknown>): HostNotification {
     const message = { jsonrpc: '2.0', method, params };
     if (this.stateValue === 'initializing') this.held.push(message);
-    else this.options.send(message);
+    else if (this.stateValue === 'ready') this.options.send(message);
+    return message;
   }
 
   private request(method: string, params: Record<string, unknown>): Promise<boolean> {
@@ -204,7 +245,7 @@ export class McpAppBridge {
           if (!this.isClosed()) this.options.send({ jsonrpc: '2.0', id, result });
         } catch (err) {
           if (err instanceof ViewError) this.answerError(id, err.code, err.message);
-          else this.answerError(id, ErrorCode.InternalError, errorMessage(err));
+          else this.answerError(id, ErrorCode.InternalError, this.options.server.redact(errorMessage(err)));
         }
         return;
       }
@@ -236,7 +277,7 @@ export class McpAppBridge {
         return;
       case 'notifications/message': {
         const log = LogParams.safeParse(params);
-        if (log.success) this.options.delegate.log(log.data.level, log.data.data);
+        if (log.success) this.options.delegate.log(log.data.level, this.logText(log.data.data));
         return;
       }
       default:
@@ -245,11 +286,19 @@ export class McpAppBridge {
     }
   }
 
+  /** Any value as a line of text: JSON.stringify(undefined) is undefined, and views send anything. */
+  private logText(data: unknown): string {
+    const text = typeof data === 'string' ? data : (JSON.stringify(data) ?? String(data));
+    // Redacted before it is cut, so that a cut cannot leave half a secret unrecognised.
+    const redacted = this.options.server.redact(text);
+    return redacted.length > LOG_TEXT_LIMIT ? `${redacted.slice(0, LOG_TEXT_LIMIT)}…` : redacted;
+  }
+
   private becomeReady(): void {
     if (this.stateValue !== 'initializing' || !this.initializeAnswered) return;
     this.stateValue = 'ready';
     for (const message of this.held.splice(0)) this.options.send(message);
-    for (const resolve of this.readyWaiters.splice(0)) resolve();
+    for (const waiter of this.readyWaiters.splice(0)) waiter.resolve();
   }
 
   private async handleRequest(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -262,11 +311,14 @@ export class McpAppBridge {
         return this.callTool(params);
       case 'resources/read':
         return this.readResource(params);
-      case 'ui/open-link': {
-        const { url } = parsed(OpenLinkParams, params, method);
-        const opened = await this.options.delegate.openLink(url);
-        return opened ? {} : { isError: true };
-      }
+      case 'resources/list':
+        this.requireInitialized(method);
+        return { resources: await this.options.server.listResources() };
+      case 'resources/templates/list':
+        this.requireInitialized(method);
+        return { resourceTemplates: await this.options.server.listResourceTemplates() };
+      case 'ui/open-link':
+        return this.openLink(params);
       case 'ui/request-display-mode':
         parsed(DisplayModeParams, params, method);
         // One mode here: the view lives in its own editor tab.
@@ -301,6 +353,8 @@ export class McpAppBridge {
     if (!(await this.options.delegate.confirmToolCall(tool, args))) {
       throw new ViewError(ErrorCode.InvalidRequest, `The call of "${request.name}" was declined`);
     }
+    // The view may have been closed while the person was asked: its calls were cancelled then.
+    if (this.isClosed()) throw closedError();
     return (await this.withAbort((signal) => this.options.server.callTool(tool.name, args, { signal }))) as Record<string, unknown>;
   }
 
@@ -310,11 +364,32 @@ export class McpAppBridge {
     return (await this.withAbort((signal) => this.options.server.readResource(uri, { signal }))) as Record<string, unknown>;
   }
 
+  /**
+   * ui/open-link: one question at a time (a view must not stack dialogs), and a view closed while
+   * the person was asked opens nothing.
+   */
+  private async openLink(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { url } = parsed(OpenLinkParams, params, 'ui/open-link');
+    if (this.linkQuestionPending) throw new ViewError(ErrorCode.InvalidRequest, 'Another link is waiting for the person’s answer');
+    this.linkQuestionPending = true;
+    let agreed: boolean;
+    try {
+      agreed = await this.options.delegate.confirmLink(url);
+    } finally {
+      this.linkQuestionPending = false;
+    }
+    if (this.isClosed()) throw closedError();
+    const opened = agreed && (await this.options.delegate.openLink(url));
+    return opened ? {} : { isError: true };
+  }
+
   private requireInitialized(method: string): void {
     if (!this.initializeAnswered) throw new ViewError(ErrorCode.InvalidRequest, `${method} before ui/initialize`);
   }
 
   private async withAbort<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    // dispose() cancels what is in flight; nothing may start after it.
+    if (this.isClosed()) throw closedError();
     const abort = new AbortController();
     this.inFlight.add(abort);
     try {
@@ -323,6 +398,10 @@ export class McpAppBridge {
       this.inFlight.delete(abort);
     }
   }
+}
+
+function closedError(): ViewError {
+  return new ViewError(ErrorCode.InvalidRequest, 'The view was closed');
 }
 
 function parsed<T>(schema: z.ZodSchema<T>, params: Record<string, unknown>, method: string): T {

@@ -68,11 +68,15 @@ function uiMeta(meta: Record<string, unknown> | undefined): Record<string, unkno
 }
 
 /**
- * A source expression we put in a policy: an origin with an optional scheme, `*.` subdomain
- * wildcard, port and path — never a keyword ('unsafe-eval'), a bare `*`, a scheme alone or
- * anything that could end the directive (`;`, `,`, quotes, spaces).
+ * A source expression we put in a policy: an http(s) or ws(s) origin with an optional port and
+ * path, and a `*.` subdomain wildcard only above a registrable-looking name (`https://*.com` would
+ * allow every .com site). Never a scheme-less host (its meaning depends on the frame's scheme), a
+ * keyword ('unsafe-eval'), a scheme source (`data:`, `blob:`), a bare `*` or anything that could
+ * end the directive (`;`, `,`, quotes, whitespace).
  */
-const ORIGIN = /^(?:(?:https?|wss?):\/\/)?(?:\*\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*(?::(?:\d{1,5}|\*))?(?:\/[a-z0-9._~\-/%]*)?$/i;
+const LABEL = '[a-z0-9-]+';
+const HOST = `(?:\\*\\.${LABEL}(?:\\.${LABEL})+|${LABEL}(?:\\.${LABEL})*)`;
+const ORIGIN = new RegExp(`^(?:https?|wss?)://${HOST}(?::(?:\\d{1,5}|\\*))?(?:/[a-z0-9._~\\-/%]*)?$`, 'i');
 
 export function checkedCsp(declared: unknown): { csp: AppCsp; rejected: string[] } {
   const source = typeof declared === 'object' && declared !== null ? (declared as Record<string, unknown>) : {};
@@ -94,8 +98,9 @@ export function checkedCsp(declared: unknown): { csp: AppCsp; rejected: string[]
 
 /**
  * The policy an app's document gets: exactly what it declared, nothing more. Inline scripts and
- * styles (the examples are single files) and data:/blob: images and media; network, frames and
- * base URIs only to the declared origins; no plugins, no form submissions.
+ * styles (the examples are single files) and data:/blob: images and media; network and frames only
+ * to the declared origins; base URIs to the declared ones, else 'self' (the specification's
+ * default); no plugins, no form submissions.
  */
 export function appCspDirectives(csp: AppCsp): Array<[directive: string, sources: string[]]> {
   const or = (list: string[]) => (list.length > 0 ? list : ["'none'"]);
@@ -110,11 +115,39 @@ export function appCspDirectives(csp: AppCsp): Array<[directive: string, sources
     ['connect-src', or(csp.connectDomains)],
     ['frame-src', or(csp.frameDomains)],
     ['object-src', ["'none'"]],
-    ['base-uri', or(csp.baseUriDomains)],
+    ['base-uri', csp.baseUriDomains.length > 0 ? csp.baseUriDomains : ["'self'"]],
     ['form-action', ["'none'"]],
   ];
 }
 
 export function formatCsp(directives: Array<[string, string[]]>): string {
   return directives.map(([name, sources]) => `${name} ${sources.join(' ')}`).join('; ');
+}
+
+/** The view's own policy, the first <meta> of its document. */
+export function appViewCsp(csp: AppCsp): string {
+  return formatCsp(appCspDirectives(csp));
+}
+
+/**
+ * The policy of the page that hosts the view's frame. The frame is a srcdoc, which inherits this
+ * policy on top of its own, so it must allow what the view may use: inline scripts (event handler
+ * attributes, scripts the view creates; a nonce here would switch 'unsafe-inline' off) and the
+ * declared origins. The page's own script and stylesheet come from `cspSource` (the extension's
+ * files); the page never inserts server markup into itself, so its 'unsafe-inline' admits nothing
+ * of the server's. The view's <meta> policy still limits the view to what it declared.
+ */
+export function appPageCsp(cspSource: string, csp: AppCsp): string {
+  const directives = appCspDirectives(csp).map(([name, sources]): [string, string[]] => {
+    switch (name) {
+      case 'script-src':
+      case 'style-src':
+      case 'img-src':
+      case 'font-src':
+        return [name, [cspSource, ...sources]];
+      default:
+        return [name, sources];
+    }
+  });
+  return formatCsp(directives);
 }

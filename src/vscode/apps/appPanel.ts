@@ -1,12 +1,12 @@
 // One MCP App's view in a webview panel beside the result: the page (src/webview/mcpApp.ts) holds
 // the view in a sandboxed frame and relays its messages; the bridge (src/host/apps/bridge.ts) runs
 // the protocol against the tool's server.
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { McpAppBridge, type AppHostDelegate } from '../../host/apps/bridge';
-import { appCspDirectives, formatCsp, type AppCsp, type AppResource } from '../../host/apps/resource';
+import { McpAppBridge, type AppHostDelegate, type AppServer } from '../../host/apps/bridge';
+import { appPageCsp, appViewCsp, type AppCsp, type AppResource } from '../../host/apps/resource';
 import type { ServerConnection } from '../../host/serverConnection';
-import type { CallToolResult, Tool } from '../../protocol/schemas';
+import type { CallToolResult, Resource, ResourceTemplate, Tool } from '../../protocol/schemas';
+import { errorMessage } from '../../util/errorMessage';
 import { VERSION } from '../../version';
 import { escapeHtml, extensionUri } from '../webview/html';
 import type { AppPageFromWebview, AppPageToWebview, PageTheme } from '../webview/mcpAppProtocol';
@@ -22,9 +22,15 @@ export interface McpAppPanelHandle {
   loaded(): Promise<void>;
 }
 
+/** How long the page may take to say `ready`, and how often it is set again when it does not. */
+const PAGE_READY_TIMEOUT_MS = 5000;
+const PAGE_LOAD_ATTEMPTS = 3;
+
 export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
   readonly panel: vscode.WebviewPanel;
-  readonly bridge: McpAppBridge;
+  private bridgeValue: McpAppBridge;
+  /** Whether the page said `ready` before: a second one is a reloaded page. */
+  private pageReady = false;
   private readonly disposables: vscode.Disposable[] = [];
   private pageLoaded = false;
   private readonly loadWaiters: Array<() => void> = [];
@@ -34,7 +40,8 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
     private readonly server: ServerConnection,
     private readonly tool: Tool,
     private readonly resource: AppResource,
-    onDispose: () => void,
+    /** Called once, when closing starts (close()) or the panel is gone, whichever is first. */
+    private readonly onClosing: () => void,
   ) {
     const root = extensionUri();
     this.panel = vscode.window.createWebviewPanel(
@@ -48,16 +55,10 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
         localResourceRoots: [vscode.Uri.joinPath(root, 'media'), vscode.Uri.joinPath(root, 'dist', 'webview')],
       },
     );
-    this.bridge = new McpAppBridge({
+    this.bridgeValue = new McpAppBridge({
       hostInfo: { name: 'mcp-host-vscode', title: 'MCP Host for VS Code', version: VERSION },
       tool,
-      server: {
-        name: server.name,
-        tools: () => server.lists.tools,
-        callTool: (name, args, options) =>
-          server.callTool(name, args, { signal: options?.signal, timeoutMs: toolTimeoutMs(server.name), maxTotalTimeoutMs: toolMaxTotalMs(server.name), resetTimeoutOnProgress: true }),
-        readResource: (uri, options) => server.readResource(uri, { signal: options?.signal }),
-      },
+      server: appServer(server),
       delegate: this.delegate(),
       send: (message) => void this.post({ type: 'app', message }),
       hostContext: { displayMode: 'inline', availableDisplayModes: ['inline'], platform: 'desktop', locale: vscode.env.language, userAgent: `mcp-host-vscode/${VERSION}` },
@@ -67,13 +68,32 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
     this.disposables.push(
       this.panel.onDidDispose(() => {
         // Closed by the person: the page is gone already, so the view cannot be asked to clean up.
+        this.closing = true;
         this.bridge.dispose();
         for (const d of this.disposables) d.dispose();
-        onDispose();
+        onClosing();
       }),
       this.panel.webview.onDidReceiveMessage((m: AppPageFromWebview) => this.handle(m)),
     );
-    this.panel.webview.html = pageHtml(this.panel.webview, root, resource.csp, toolLabel(tool));
+    this.loadPage(root, PAGE_LOAD_ATTEMPTS);
+  }
+
+  /**
+   * Sets the page, and sets it again if it has not said `ready` in time: in VS Code for the web a
+   * webview can stay blank waiting for its service worker (see loadWebview in webview/html.ts).
+   */
+  private loadPage(root: vscode.Uri, attemptsLeft: number): void {
+    // The attempt number makes each page a new document.
+    this.panel.webview.html = `${pageHtml(this.panel.webview, root, this.resource.csp, toolLabel(this.tool))}<!-- load ${attemptsLeft} -->`;
+    const timer = setTimeout(() => {
+      if (this.pageReady || this.closing || attemptsLeft <= 1) return;
+      this.loadPage(root, attemptsLeft - 1);
+    }, PAGE_READY_TIMEOUT_MS);
+    this.disposables.push({ dispose: () => clearTimeout(timer) });
+  }
+
+  get bridge(): McpAppBridge {
+    return this.bridgeValue;
   }
 
   get resourceUri(): string {
@@ -94,10 +114,15 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
     this.panel.reveal(undefined, true);
   }
 
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
   /** Closes the view after asking it to clean up (ui/resource-teardown). */
   async close(): Promise<void> {
     if (this.closing) return;
     this.closing = true;
+    this.onClosing();
     await this.bridge.teardown();
     this.panel.dispose();
   }
@@ -113,11 +138,14 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
   private handle(message: AppPageFromWebview): void {
     switch (message.type) {
       case 'ready':
+        // A reloaded page has a new frame: it needs a new session, and the last run again.
+        if (this.pageReady) this.bridgeValue = this.bridgeValue.reopen();
+        this.pageReady = true;
         this.bridge.updateHostContext(themeContext(message.theme));
         void this.post({
           type: 'load',
           html: this.resource.html,
-          csp: formatCsp(appCspDirectives(this.resource.csp)),
+          csp: appViewCsp(this.resource.csp),
           title: vscode.l10n.t('View of {0}', toolLabel(this.tool)),
           prefersBorder: this.resource.prefersBorder,
         });
@@ -126,7 +154,7 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
         this.bridge.updateHostContext(themeContext(message.theme));
         return;
       case 'app':
-        void this.bridge.receive(message.message);
+        this.bridge.receive(message.message).catch((err: unknown) => this.server.logger.warn(`[view of ${this.tool.name}] a message could not be handled: ${this.server.redact(errorMessage(err))}`));
         return;
       case 'loaded':
         this.pageLoaded = true;
@@ -139,10 +167,15 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
     const server = this.server;
     return {
       confirmToolCall: (tool, args) => confirmDestructive(server, tool, args),
-      openLink: (url) => openLinkWithConsent(server, this.tool, url),
+      confirmLink: (url) => askToOpenLink(server, this.tool, url),
+      openLink: async (url) => {
+        const uri = linkUri(url);
+        return uri !== undefined && (await vscode.env.openExternal(uri));
+      },
       sizeChanged: (size) => void this.post({ type: 'resize', ...size }),
       requestTeardown: () => void this.close(),
-      log: (level, data) => server.logger.info(`[view of ${this.tool.name}] ${level}: ${server.redact(typeof data === 'string' ? data : JSON.stringify(data))}`),
+      // The bridge made the text: redacted and bounded.
+      log: (level, text) => server.logger.info(`[view of ${this.tool.name}] ${level}: ${text}`),
     };
   }
 }
@@ -151,58 +184,64 @@ function themeContext(theme: PageTheme): Record<string, unknown> {
   return { theme: theme.theme, styles: { variables: theme.variables } };
 }
 
-/** ui/open-link: web and mail addresses only, after a modal question that names the address. */
-async function openLinkWithConsent(server: ServerConnection, tool: Tool, url: string): Promise<boolean> {
+/** What the bridge asks of the server, through its connection (never its client). */
+function appServer(server: ServerConnection): AppServer {
+  return {
+    name: server.name,
+    tools: () => server.lists.tools,
+    callTool: (name, args, options) =>
+      server.callTool(name, args, { signal: options?.signal, timeoutMs: toolTimeoutMs(server.name), maxTotalTimeoutMs: toolMaxTotalMs(server.name), resetTimeoutOnProgress: true }),
+    readResource: (uri, options) => server.readResource(uri, { signal: options?.signal }),
+    listResources: async () => (await freshResourceLists(server)).resources,
+    listResourceTemplates: async () => (await freshResourceLists(server)).resourceTemplates,
+    redact: (text) => server.redact(text),
+  };
+}
+
+/** The connection's cached resource lists (fetched again if stale); a failed list is an error, not empty. */
+async function freshResourceLists(server: ServerConnection): Promise<{ resources: Resource[]; resourceTemplates: ResourceTemplate[] }> {
+  await server.freshLists(['resources']);
+  const { resources, resourceTemplates, errors } = server.lists;
+  const failed = errors.resources ?? errors.resourceTemplates;
+  if (failed) throw new Error(failed);
+  return { resources, resourceTemplates };
+}
+
+/** A link a view may open: web and mail addresses only. */
+function linkUri(url: string): vscode.Uri | undefined {
   let uri: vscode.Uri;
   try {
     uri = vscode.Uri.parse(url, true);
   } catch {
-    return false;
+    return undefined;
   }
-  if (!['http', 'https', 'mailto'].includes(uri.scheme)) {
-    server.logger.warn(`The view of ${tool.name} asked to open a ${uri.scheme}: link; refused`);
+  return ['http', 'https', 'mailto'].includes(uri.scheme) ? uri : undefined;
+}
+
+/** ui/open-link: a modal question that names the address as it will be opened (decoded). */
+async function askToOpenLink(server: ServerConnection, tool: Tool, url: string): Promise<boolean> {
+  const uri = linkUri(url);
+  if (!uri) {
+    server.logger.warn(`The view of ${tool.name} asked to open a link that is not a web or mail address; refused: ${server.redact(url.slice(0, 200))}`);
     return false;
   }
   const open = vscode.l10n.t('Open');
   const answer = await vscode.window.showWarningMessage(
-    vscode.l10n.t('The view of "{0}" (server "{1}") wants to open {2}', toolLabel(tool), server.name, url),
+    vscode.l10n.t('The view of "{0}" (server "{1}") wants to open {2}', toolLabel(tool), server.name, uri.toString(true)),
     { modal: true },
     open,
   );
-  if (answer !== open) return false;
-  return vscode.env.openExternal(uri);
-}
-
-/**
- * The page's own policy: this page's script by nonce, its stylesheet from the extension, and, so
- * that the view's frame (a srcdoc, which inherits this policy) can use them, exactly the origins
- * the view declared. The page itself loads nothing from them.
- */
-function pageCsp(webview: vscode.Webview, nonce: string, csp: AppCsp): string {
-  const directives = appCspDirectives(csp).map(([name, sources]): [string, string[]] => {
-    switch (name) {
-      case 'script-src':
-        return [name, [`'nonce-${nonce}'`, ...sources.filter((s) => s !== "'unsafe-inline'")]];
-      case 'style-src':
-      case 'img-src':
-      case 'font-src':
-        return [name, [webview.cspSource, ...sources]];
-      default:
-        return [name, sources];
-    }
-  });
-  return formatCsp(directives);
+  return answer === open;
 }
 
 function pageHtml(webview: vscode.Webview, root: vscode.Uri, csp: AppCsp, title: string): string {
-  const nonce = randomBytes(16).toString('base64');
   const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'media', 'mcpApp.css')).toString();
   const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'dist', 'webview', 'mcpApp.js')).toString();
   return `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(pageCsp(webview, nonce, csp))}">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(appPageCsp(webview.cspSource, csp))}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="${style}">
@@ -210,7 +249,7 @@ function pageHtml(webview: vscode.Webview, root: vscode.Uri, csp: AppCsp, title:
 <body>
 <p id="status">${escapeHtml(vscode.l10n.t('Loading the view…'))}</p>
 <main id="app"></main>
-<script nonce="${nonce}" src="${script}"></script>
+<script src="${script}"></script>
 </body>
 </html>`;
 }

@@ -13,13 +13,30 @@ type Outcome = { result: CallToolResult } | { error: string; cancelled?: boolean
 
 export class McpAppViews implements vscode.Disposable {
   private readonly panels = new Map<string, McpAppPanel>();
+  /** The last showRun of each view: runs of one tool are shown one after the other. */
+  private readonly queues = new Map<string, Promise<unknown>>();
 
-  /** Shows a finished run in its tool's view, opening the view first if needed. */
-  async showRun(server: ServerConnection, tool: Tool, args: Record<string, unknown>, outcome: Outcome): Promise<McpAppPanelHandle | undefined> {
+  /**
+   * Shows a finished run in its tool's view, opening the view first if needed. Two runs of one
+   * tool that finish close together are shown in turn: both opening a panel would orphan one.
+   */
+  showRun(server: ServerConnection, tool: Tool, args: Record<string, unknown>, outcome: Outcome): Promise<McpAppPanelHandle | undefined> {
     const uri = toolUi(tool).resourceUri;
-    if (!uri) return undefined;
+    if (!uri) return Promise.resolve(undefined);
     const key = `${server.id}\u0000${tool.name}`;
+    const previous = this.queues.get(key) ?? Promise.resolve();
+    const shown = previous.then(() => this.showRunNow(key, server, tool, uri, args, outcome));
+    const settled = shown.catch(() => undefined);
+    this.queues.set(key, settled);
+    void settled.then(() => {
+      if (this.queues.get(key) === settled) this.queues.delete(key);
+    });
+    return shown;
+  }
+
+  private async showRunNow(key: string, server: ServerConnection, tool: Tool, uri: string, args: Record<string, unknown>, outcome: Outcome): Promise<McpAppPanelHandle | undefined> {
     let panel = this.panels.get(key);
+    if (panel?.isClosing) panel = undefined;
     if (panel && panel.resourceUri !== uri) {
       await panel.close();
       panel = undefined;
@@ -49,6 +66,7 @@ export class McpAppViews implements vscode.Disposable {
     if (resource.rejectedDomains.length > 0) {
       server.logger.warn(`The view ${uri} declared origins that are not plain origins; left out of its policy: ${resource.rejectedDomains.join(', ')}`);
     }
+    // Removed when closing starts: a run meanwhile opens a new panel rather than a closing one.
     const panel: McpAppPanel = new McpAppPanel(server, tool, resource, () => {
       if (this.panels.get(key) === panel) this.panels.delete(key);
     });
