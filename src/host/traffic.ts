@@ -16,6 +16,8 @@ export type TrafficEntry =
  * (files, images) would otherwise keep `capacity` of them alive. The oldest go first.
  */
 export const TRAFFIC_BYTES_PER_SERVER = 64 * 1024 * 1024;
+/** How soon after a message its size is counted against the budget. */
+const ACCOUNT_AFTER_MS = 250;
 
 /** The last `capacity` messages of one server (0: nothing is recorded), within a byte budget. */
 export class TrafficRecorder {
@@ -25,6 +27,9 @@ export class TrafficRecorder {
   private start = 0;
   private count = 0;
   private bytes = 0;
+  /** Entries whose size is not counted yet (their `sizes` slot is -1), and the timer that counts them. */
+  private unsized = 0;
+  private accountTimer: ReturnType<typeof setTimeout> | undefined;
   private seq = 0;
   private capacityValue: number;
   private readonly recordedEmitter = new Emitter<void>();
@@ -71,6 +76,7 @@ export class TrafficRecorder {
 
   /** The recorded entries, oldest first. */
   entries(): TrafficEntry[] {
+    this.account();
     const out: TrafficEntry[] = [];
     for (let i = 0; i < this.count; i++) {
       const entry = this.ring[(this.start + i) % this.capacityValue];
@@ -85,6 +91,8 @@ export class TrafficRecorder {
   }
 
   dispose(): void {
+    if (this.accountTimer) clearTimeout(this.accountTimer);
+    this.accountTimer = undefined;
     this.recordedEmitter.dispose();
   }
 
@@ -94,22 +102,48 @@ export class TrafficRecorder {
     this.start = 0;
     this.count = 0;
     this.bytes = 0;
+    this.unsized = 0;
   }
 
+  /**
+   * One slot, and nothing else on the message path: sizes are counted (and the byte budget kept) a
+   * moment later, off the path of the request, or at once when someone reads the entries.
+   */
   private push(entry: TrafficEntry): void {
     if (this.count === this.capacityValue) this.dropOldest();
-    const size = entry.kind === 'message' ? approximateBytes(entry.message) : entry.text.length;
     const index = (this.start + this.count) % this.capacityValue;
     this.ring[index] = entry;
-    this.sizes[index] = size;
+    this.sizes[index] = -1;
     this.count++;
-    this.bytes += size;
+    if (this.unsized++ === 0 && !this.accountTimer) {
+      this.accountTimer = setTimeout(() => {
+        this.accountTimer = undefined;
+        this.account();
+      }, ACCOUNT_AFTER_MS);
+      this.accountTimer.unref?.();
+    }
+  }
+
+  /** Counts the sizes not counted yet, then drops the oldest entries while over the budget. */
+  private account(): void {
+    if (this.unsized === 0) return;
+    for (let i = 0; i < this.count; i++) {
+      const index = (this.start + i) % this.capacityValue;
+      if (this.sizes[index] >= 0) continue;
+      const entry = this.ring[index];
+      const size = !entry ? 0 : entry.kind === 'message' ? approximateBytes(entry.message) : entry.text.length;
+      this.sizes[index] = size;
+      this.bytes += size;
+    }
+    this.unsized = 0;
     // The newest entry stays even when it alone is over the budget.
     while (this.bytes > this.maxBytes && this.count > 1) this.dropOldest();
   }
 
   private dropOldest(): void {
-    this.bytes -= this.sizes[this.start] ?? 0;
+    const size = this.sizes[this.start] ?? 0;
+    if (size < 0) this.unsized--;
+    else this.bytes -= size;
     this.ring[this.start] = undefined;
     this.start = (this.start + 1) % this.capacityValue;
     this.count--;
@@ -119,9 +153,26 @@ export class TrafficRecorder {
 /**
  * About the size of a value as JSON, without making the JSON: a walk that counts string lengths and
  * a few bytes per key, number and bracket. Cheap for the usual message, and for a large result
- * mostly the length of its few large strings.
+ * mostly the length of its few large strings. Recursive while shallow (the usual message, and the
+ * fastest walk); a deeper part is walked with a stack of its own, so no nesting overflows the call stack.
  */
-export function approximateBytes(value: unknown): number {
+export function approximateBytes(value: unknown, depth = 0): number {
+  if (typeof value === 'string') return value.length + 2;
+  if (typeof value !== 'object' || value === null) return 6;
+  if (depth > MAX_RECURSION) return approximateBytesDeep(value);
+  let total = 2;
+  if (Array.isArray(value)) {
+    total += value.length;
+    for (let i = 0; i < value.length; i++) total += approximateBytes(value[i], depth + 1);
+    return total;
+  }
+  for (const key in value) total += key.length + 4 + approximateBytes((value as Record<string, unknown>)[key], depth + 1);
+  return total;
+}
+
+const MAX_RECURSION = 32;
+
+function approximateBytesDeep(value: unknown): number {
   let total = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0) {

@@ -232,6 +232,16 @@ describe('the traffic recorder\'s byte budget', () => {
     assert.deepEqual(rec.entries().map((e) => e.seq), [7]);
   });
 
+  test('the size estimate walks any nesting, and deep and shallow walks agree', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    assert.ok(approximateBytes(deep) > 200_000);
+    let nested: unknown = { text: 'x'.repeat(10) };
+    for (let i = 0; i < 40; i++) nested = { a: nested, list: [1, 'two', null] };
+    const shallowFirst = approximateBytes(nested);
+    assert.equal(shallowFirst, approximateBytes({ wrap: nested }) - 'wrap'.length - 4 - 2);
+  });
+
   test('the size estimate is close to the JSON size', () => {
     for (const value of [result(1, { content: [{ type: 'text', text: 'hello'.repeat(1000) }] }), request(2, 'tools/call', { name: 'x', arguments: { a: [1, 2, 3], b: { c: null, d: true } } })]) {
       const exact = JSON.stringify(value).length;
