@@ -20,7 +20,10 @@ export class TraceFile {
   static open(file: string, cwd: string, server: string, redact: (text: string) => string): TraceFile {
     const target = path.resolve(cwd, file);
     try {
-      return new TraceFile(fs.openSync(target, 'w', 0o600), server, redact);
+      const fd = fs.openSync(target, 'w', 0o600);
+      // The mode above applies to a new file only: an existing one is made the owner's too.
+      if (process.platform !== 'win32') fs.fchmodSync(fd, 0o600);
+      return new TraceFile(fd, server, redact);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       throw new Error(`cannot write the trace file ${target}${code ? ` (${code})` : ''}`);

@@ -200,7 +200,8 @@ function normaliseCapacity(capacity: number): number {
 // --- the timeline --------------------------------------------------------------
 
 export type TrafficRowKind = 'request' | 'server-request' | 'notification' | 'response' | 'event';
-export type TrafficRowStatus = 'ok' | 'error' | 'pending' | 'cancelled' | 'none';
+/** 'unanswered': its connection ended (the next lifecycle event came) before an answer. */
+export type TrafficRowStatus = 'ok' | 'error' | 'pending' | 'cancelled' | 'unanswered' | 'none';
 
 /**
  * One line of the timeline: a request with its response, a notification, a response whose request
@@ -247,6 +248,11 @@ export function buildTimeline(entries: readonly TrafficEntry[]): TrafficRow[] {
   const idKey = (id: string | number) => `${typeof id}:${id}`;
   for (const entry of entries) {
     if (entry.kind === 'event') {
+      // A lifecycle event ends a connection (or begins one): what is still open there was never
+      // answered, and ids start again in the next one.
+      for (const pending of [...open.send.values(), ...open.receive.values()]) if (pending.status === 'pending') pending.status = 'unanswered';
+      open.send.clear();
+      open.receive.clear();
       rows.push({ key: entry.seq, at: entry.at, kind: 'event', status: 'none', first: entry, text: entry.text });
       continue;
     }
@@ -266,7 +272,8 @@ export function buildTimeline(entries: readonly TrafficEntry[]): TrafficRow[] {
         continue;
       }
       if (method !== undefined) {
-        if (method === 'notifications/cancelled' && entry.direction === 'send') markCancelled(open.send, message, idKey);
+        // A cancellation names a request of its own sender.
+        if (method === 'notifications/cancelled') markCancelled(open[entry.direction], message, idKey);
         rows.push({ key, at: entry.at, kind: 'notification', direction: entry.direction, method, status: 'none', first: one });
         continue;
       }

@@ -9,7 +9,7 @@ import { errorMessage } from '../util/errorMessage';
 import { VERSION } from '../version';
 import { Commands } from './commandIds';
 import { pickServer } from './commands';
-import type { HostController } from './hostController';
+import { startVeto, type HostController } from './hostController';
 import { MarkdownDocuments } from './markdownDocuments';
 import { createServerAuthorization } from './signIn';
 
@@ -68,6 +68,7 @@ function doctorEnvironment(server: ServerConnection, controller: HostController,
     timeoutMs: Math.min(requestTimeoutMs, DOCTOR_TIMEOUT_CAP_MS),
     loginShellPath: () => (loginPath ??= readLoginShellPath(process.env)),
     runningSession: () => runningSession(server),
+    untrusted: startVeto(server.source),
   };
 }
 

@@ -107,10 +107,7 @@ export class HostController implements vscode.Disposable {
       },
       maxMessageBytesHint: 'raise the setting mcpHost.maxMessageSizeMB (then restart the server)',
       trafficCapacity: () => Math.max(0, config().get<number>('traffic.maxMessages', 1000)),
-      canStart: () =>
-        entry.source.kind === 'workspace' && !vscode.workspace.isTrusted
-          ? 'the workspace is not trusted; servers defined by the workspace start once you trust it (Manage Workspace Trust)'
-          : undefined,
+      canStart: () => startVeto(entry.source),
     };
   }
 
@@ -240,6 +237,13 @@ export class HostController implements vscode.Disposable {
     for (const c of this.channels.values()) c.dispose();
     this.channels.clear();
   }
+}
+
+/** Why a server from this source may not start (or be contacted by the doctor) now: an untrusted workspace's. */
+export function startVeto(source: { kind: string }): string | undefined {
+  return source.kind === 'workspace' && !vscode.workspace.isTrusted
+    ? 'the workspace is not trusted; servers defined by the workspace start once you trust it (Manage Workspace Trust)'
+    : undefined;
 }
 
 function inputSecretKey(file: string, id: string): string {

@@ -108,6 +108,8 @@ function statusText(row: TrafficRowView): string {
       return 'pending';
     case 'cancelled':
       return 'cancelled';
+    case 'unanswered':
+      return 'no answer';
     default:
       return row.kind === 'notification' ? 'notification' : '';
   }

@@ -59,11 +59,13 @@ describe('Diagnose Server (the doctor)', function () {
   it('a healthy server: every check passes and the handshake names the server it reached', async function () {
     this.timeout(60_000);
     await waitForState(api, 'good', 'running', 40_000);
+    const stateBefore = api.controller.registry.findByName('good')?.state;
+    const pidBefore = stateBefore?.kind === 'running' ? stateBefore.pid : undefined;
     const result = await vscode.commands.executeCommand<DiagnoseResult | undefined>('mcpHost.diagnoseServer', 'good');
     assert.equal(result?.report.verdict, 'pass', JSON.stringify(result?.report.checks, null, 1));
     // A running server is not started a second time: its handshake comes from the running session.
-    const stateBefore = api.controller.registry.findByName('good')?.state;
     assert.match(result.report.checks.find((c) => c.id === 'handshake')?.detail ?? '', /^Running now \(so no second copy was started\): good-server 1\.2\.3, protocol [\d-]+ \((legacy|modern) era\)/);
     assert.equal(api.controller.registry.findByName('good')?.state, stateBefore, 'the running session is untouched');
+    assert.ok(pidBefore !== undefined, 'a local server has a pid');
   });
 });

@@ -116,6 +116,22 @@ describe('doctor: command lookup', { skip: !posix && 'POSIX PATH rules' }, () =>
     assert.ok(Date.now() - started < 5000);
     assert.equal(await readLoginShellPath({ SHELL: shell }, 'win32'), undefined, 'no login shell on Windows');
   });
+
+  test('a login shell that ignores SIGTERM and reads stdin (a profile prompting) is killed at the timeout, with what it started', async () => {
+    const shellDir = dir();
+    const pidFile = path.join(shellDir, 'pid');
+    const stubborn = path.join(shellDir, 'stubborn-shell');
+    // As an interactive bash: deaf to SIGTERM; its profile asks a question, then waits on a child.
+    fs.writeFileSync(stubborn, `#!/bin/sh\ntrap '' TERM\nread answer\nsleep 30 &\necho $! > ${JSON.stringify(pidFile)}\nwait\n`, { mode: 0o755 });
+    const started = Date.now();
+    assert.equal(await readLoginShellPath({ SHELL: stubborn, PATH: '/usr/bin:/bin' }, 'linux', 500), undefined);
+    assert.ok(Date.now() - started < 3000, `gave up after ${Date.now() - started} ms`);
+    const child = Number(fs.readFileSync(pidFile, 'utf8'));
+    await new Promise((r) => setTimeout(r, 200));
+    // Gone, or a zombie waiting for a reaper (this machine's init may not reap): it no longer runs.
+    const state = fs.existsSync(`/proc/${child}/status`) ? /^State:\s+(\S)/m.exec(fs.readFileSync(`/proc/${child}/status`, 'utf8'))?.[1] : 'gone';
+    assert.ok(state === 'gone' || state === 'Z', `the profile's child still runs (state ${state})`);
+  });
 });
 
 describe('doctor: cwd and envFile', () => {
@@ -277,6 +293,14 @@ describe('doctor: authentication probe', () => {
       assert.match(other.check.fix ?? '', /"headers"/);
       status = 200;
       assert.equal((await checkAuthentication({ ...probe, url: s.url, tokenHeld: () => Promise.resolve(undefined) })).check.status, 'pass');
+      // With credentials configured, the texts say they were sent (and were wrong, or were accepted).
+      const withKey = { ...probe, url: s.url, headers: { 'X-Api-Key': 'k-123' }, tokenHeld: () => Promise.resolve(undefined) };
+      assert.match((await checkAuthentication(withKey)).check.detail, /accepted the credentials in "headers" \(it answered 200\)/);
+      status = 401;
+      const rejected = await checkAuthentication(withKey);
+      assert.equal(rejected.check.status, 'fail');
+      assert.match(rejected.check.detail, /401 Unauthorized to the credentials in "headers"/);
+      assert.match(rejected.check.fix ?? '', /Check the credentials in "headers"/);
       status = 404;
       const notFound = await checkAuthentication({ ...probe, url: s.url, tokenHeld: () => Promise.resolve(undefined) });
       assert.equal(notFound.check.status, 'fail');
@@ -335,6 +359,32 @@ describe('doctor: diagnoseServer', () => {
     const handshake = report.checks.at(-1)!;
     assert.match(handshake.detail, /^Ready in \d+ ms: good-server 1\.2\.3, protocol 2025-11-25 \(legacy era: initialize\)\. Capabilities: tools, resources, prompts/);
     assert.match(handshake.detail, /First stderr lines: good-server: started/);
+  });
+
+  test('an untrusted workspace\'s server: nothing is started, fetched or sent; the static checks still run', async () => {
+    let requests = 0;
+    const listener = http.createServer((_req, res) => {
+      requests++;
+      res.end('{}');
+    });
+    await new Promise<void>((r) => listener.listen(0, '127.0.0.1', r));
+    try {
+      const port = (listener.address() as AddressInfo).port;
+      const remote: ServerDefinition = { type: 'http', name: 'remote', url: `http://127.0.0.1:${port}/mcp`, headers: { Authorization: 'Bearer ${input:tok}' }, source: source() };
+      const untrusted = 'the workspace is not trusted';
+      const r1 = await diagnoseServer({ name: 'remote', source: remote.source, definition: remote }, environment({ untrusted, inputs: [{ id: 'tok', type: 'promptString', password: true }] }, { tok: 'stored-token-value-123' }));
+      assert.equal(requests, 0, 'no request reached the server');
+      assert.deepEqual(r1.checks.map((c) => [c.id, c.status]), [['config', 'pass'], ['trust', 'warn'], ['variables', 'pass'], ['dns', 'skip'], ['tls', 'skip'], ['auth', 'skip'], ['handshake', 'skip']]);
+      const marker = path.join(dir(), 'started');
+      const local: ServerDefinition = { type: 'stdio', name: 'local', command: process.execPath, args: ['-e', `require('fs').writeFileSync(${JSON.stringify(marker)}, 'ran')`], env: {}, source: source() };
+      const r2 = await diagnoseServer({ name: 'local', source: local.source, definition: local }, environment({ untrusted }));
+      assert.equal(fs.existsSync(marker), false, 'the command was not run');
+      assert.equal(r2.checks.find((c) => c.id === 'command')?.status, 'pass', 'the command is still looked up');
+      assert.equal(r2.checks.find((c) => c.id === 'handshake')?.status, 'skip');
+      assert.match(r2.checks.find((c) => c.id === 'trust')?.fix ?? '', /Manage Workspace Trust/);
+    } finally {
+      listener.close();
+    }
   });
 
   test('secrets from the environment, envFile and stored inputs never reach the report, even when the server prints them', async () => {

@@ -118,6 +118,27 @@ describe('the timeline', () => {
     );
   });
 
+  test('a request its connection never answered is "unanswered" at the next lifecycle event; ids start again after it', () => {
+    const rows = buildTimeline([
+      { seq: 1, at: 1, kind: 'message', direction: 'send', message: request(5, 'tools/call') },
+      { seq: 2, at: 2, kind: 'event', text: 'error: the server exited' },
+      { seq: 3, at: 3, kind: 'message', direction: 'send', message: request(5, 'tools/list') },
+      { seq: 4, at: 4, kind: 'message', direction: 'receive', message: result(5) },
+      { seq: 5, at: 5, kind: 'message', direction: 'receive', message: request(9, 'elicitation/create') },
+      { seq: 6, at: 6, kind: 'message', direction: 'receive', message: notification('notifications/cancelled', { requestId: 9 }) },
+    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.method ?? r.kind, r.status]),
+      [
+        ['tools/call', 'unanswered'],
+        ['event', 'none'],
+        ['tools/list', 'ok'],
+        ['elicitation/create', 'cancelled'],
+        ['notifications/cancelled', 'none'],
+      ],
+    );
+  });
+
   test('a string id and a number id are different requests; a batch counts as its members', () => {
     const rows = buildTimeline(entries(['send', [request('1', 'a'), request(1, 'b')], 1], ['receive', [result(1), result('1')], 5]));
     assert.deepEqual(

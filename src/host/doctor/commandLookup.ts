@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { getEnv, resolveWindowsCommand } from '../../transport/spawn-plan';
@@ -89,14 +89,41 @@ export function readLoginShellPath(env: NodeJS.ProcessEnv, platform: NodeJS.Plat
   if (platform === 'win32') return Promise.resolve(undefined);
   const shell = getEnv(env, 'SHELL', platform) || '/bin/sh';
   return new Promise((resolve) => {
-    execFile(shell, ['-ilc', `printf '\\n%s%s\\n' ${PATH_MARKER} "$PATH"`], { env, timeout: timeoutMs, encoding: 'utf8', maxBuffer: 1024 * 1024 }, (_err, stdout) => {
-      const line = String(stdout ?? '')
-        .split('\n')
-        .find((l) => l.startsWith(PATH_MARKER));
+    let stdout = '';
+    let settled = false;
+    const finish = (value: string | undefined) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(value);
+    };
+    // No stdin (a profile that reads it gets end-of-file, not a wait), its own process group, so a
+    // timeout ends the shell and whatever its profile started: an interactive bash ignores SIGTERM.
+    const child = spawn(shell, ['-ilc', `printf '\\n%s%s\\n' ${PATH_MARKER} "$PATH"`], { env, stdio: ['ignore', 'pipe', 'ignore'], detached: true });
+    const timer = setTimeout(() => {
+      killGroup(child.pid);
+      finish(undefined);
+    }, timeoutMs);
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => {
+      if (stdout.length < 1024 * 1024) stdout += chunk;
+    });
+    child.on('error', () => finish(undefined));
+    child.on('close', () => {
+      const line = stdout.split('\n').find((l) => l.startsWith(PATH_MARKER));
       const value = line?.slice(PATH_MARKER.length).trim();
-      resolve(value ? value : undefined);
+      finish(value ? value : undefined);
     });
   });
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // gone already
+  }
 }
 
 /** Folders of `other` that `base` lacks, in order. */

@@ -26,6 +26,7 @@ export async function diagnoseServer(subject: DoctorSubject, env: DoctorEnvironm
   const redactor = new Redactor();
   if (def && !subject.problem) {
     redactor.add(definitionSecrets(def, env.processEnv));
+    if (env.untrusted) checks.push({ id: 'trust', title: 'Allowed to start', status: 'warn', detail: `Not started or contacted: ${env.untrusted}.`, fix: 'Trust the workspace (Manage Workspace Trust), then diagnose again for the network and handshake checks.' });
     const variables = await resolveVariables(def, env);
     redactor.add(secretValues(variables.inputValues));
     checks.push(variables.check);
@@ -110,6 +111,7 @@ async function diagnoseStdio(def: StdioServerDefinition, variables: VariableReso
     const run = packageRunOf(command, args.filter((a): a is string => a !== undefined));
     if (run) {
       if (!commandFound) checks.push(skipped('package', `${run.runner} package`, `${run.runner} itself was not found`));
+      else if (env.untrusted) checks.push(skipped('package', `${run.runner} package`, 'not allowed to run anything for this server here (see above)'));
       else {
         const latest = (name: string): Promise<RegistryAnswer> =>
           env.npmLatestVersion
@@ -121,7 +123,9 @@ async function diagnoseStdio(def: StdioServerDefinition, variables: VariableReso
   }
   checks.push(cwdCheck, envFile.check);
 
-  const blocker = !complete
+  const blocker = env.untrusted
+    ? 'not allowed to start this server here (see above)'
+    : !complete
     ? 'a variable, "env" value or "envFile" has no value here'
     : !commandFound
       ? 'the command was not found'
@@ -161,6 +165,11 @@ async function diagnoseHttp(def: HttpServerDefinition, variables: VariableResolu
   const spec = { type: def.type, url: url.href, headers };
   redactor.add(launchSecrets(spec));
 
+  if (env.untrusted) {
+    const why = 'not allowed to contact this server here (see above)';
+    checks.push(skipped('dns', 'Host name resolves', why), skipped('tls', 'TLS certificate', why), skipped('auth', 'Authentication', why), skipped('handshake', 'Handshake', why));
+    return checks;
+  }
   const dns = await checkDns(url, file, env.timeoutMs);
   checks.push(dns);
   if (dns.status === 'fail') {

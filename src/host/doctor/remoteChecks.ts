@@ -1,4 +1,5 @@
 import * as dns from 'node:dns';
+import { isCredentialHeader } from '../redact';
 import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { parseBearerChallenge } from '../../auth/challenge';
@@ -142,10 +143,25 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
   }
   const status = response.status;
   const challenge = response.headers.get('www-authenticate');
+  // The probe sends the configured headers, as a start would: the texts say whether credentials went with it.
+  const sentCredentials = Object.keys(input.headers).some(isCredentialHeader);
   await response.body?.cancel().catch(() => undefined);
   await endSession(fetchFn, input, response.headers.get('mcp-session-id'));
   if (status === 401 || status === 403) {
     const bearer = challenge && /^\s*bearer\b/i.test(challenge) ? parseBearerChallenge(challenge) : undefined;
+    if (!bearer && sentCredentials) {
+      return {
+        check: {
+          id: 'auth',
+          title,
+          status: 'fail',
+          detail: `The server answered ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'} to the credentials in "headers": they are wrong, expired or not enough.`,
+          fix: `Check the credentials in "headers" in ${input.file} (a stored \${input:…} value is changed with MCP Host: Change a Stored Input Value…).`,
+        },
+        reachable: true,
+        needsSignIn: false,
+      };
+    }
     if (!bearer) {
       return {
         check: {
@@ -182,9 +198,10 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
     };
   }
   if (status >= 500) {
-    return { check: { id: 'auth', title, status: 'warn', detail: `The server answered ${status} to a request without credentials.`, fix: 'The server has an internal error; see its own logs.' }, reachable: true, needsSignIn: false };
+    return { check: { id: 'auth', title, status: 'warn', detail: `The server answered ${status} to an initialize request.`, fix: 'The server has an internal error; see its own logs.' }, reachable: true, needsSignIn: false };
   }
-  return { check: { id: 'auth', title, status: 'pass', detail: `No authentication asked (the server answered ${status} without credentials).` }, reachable: true, needsSignIn: false };
+  const detail = sentCredentials ? `The server accepted the credentials in "headers" (it answered ${status}).` : `No authentication asked (the server answered ${status} without credentials).`;
+  return { check: { id: 'auth', title, status: 'pass', detail }, reachable: true, needsSignIn: false };
 }
 
 /** Ends a session the probe opened (Streamable HTTP), so the server does not keep it. */

@@ -13,7 +13,7 @@ export interface DoctorCheck {
   readonly fix?: string;
 }
 
-export type CheckId = 'config' | 'variables' | 'command' | 'package' | 'cwd' | 'envFile' | 'dns' | 'tls' | 'auth' | 'handshake';
+export type CheckId = 'config' | 'trust' | 'variables' | 'command' | 'package' | 'cwd' | 'envFile' | 'dns' | 'tls' | 'auth' | 'handshake';
 
 /** The doctor's answer for one server. Every text in it is redacted: it may be shown, logged or saved. */
 export interface DoctorReport {
@@ -67,6 +67,11 @@ export interface DoctorEnvironment {
    * handshake: a second copy of a running server may fight the first over its files or ports.
    */
   runningSession?(): DoctorCheck | undefined;
+  /**
+   * Why this server may not be started or contacted here (an untrusted workspace's server): then
+   * only what reads the configuration and the disk is checked; nothing is run, fetched or sent.
+   */
+  readonly untrusted?: string;
   /** A clock in milliseconds (performance.now by default). */
   now?(): number;
 }

@@ -49,9 +49,9 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
     return this.filterValue;
   }
 
-  /** Opens (or reveals) the view; with a server, filtered to it. */
+  /** Opens (or reveals) the view: filtered to a server, or (from the palette) showing every server. */
   show(server?: ServerConnection): void {
-    if (server) this.filterValue = { ...this.filterValue, server: server.id };
+    this.filterValue = { ...this.filterValue, server: server?.id };
     if (this.panel) {
       this.panel.reveal(undefined, false);
       this.repaint();
@@ -212,6 +212,7 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
     this.recorderListeners = [];
     this.panel = undefined;
     this.modelValue = undefined;
+    this.filterValue = {};
     this.ready = false;
     for (const w of this.paintWaiters) w.resolve();
     this.paintWaiters = [];

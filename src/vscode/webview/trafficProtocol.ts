@@ -2,7 +2,7 @@
 // Types only: nothing here may import `vscode` or use the DOM.
 
 export type TrafficRowKindView = 'request' | 'server-request' | 'notification' | 'response' | 'event';
-export type TrafficRowStatusView = 'ok' | 'error' | 'pending' | 'cancelled' | 'none';
+export type TrafficRowStatusView = 'ok' | 'error' | 'pending' | 'cancelled' | 'unanswered' | 'none';
 
 /** One line of the timeline as the page shows it. Texts are redacted already. */
 export interface TrafficRowView {
