@@ -1,7 +1,7 @@
 // `mcp-host doctor`: the checklist of one server, or of every server of a config file, with a
 // verdict and a fix for each failed line (src/host/doctor does the checking).
 import * as fs from 'node:fs';
-import { UsageError, readServerOption, type ServerChoice } from './options';
+import { UsageError, eachArgument, readServerOption, splitAtDashDash, type ServerChoice } from './options';
 import * as path from 'node:path';
 import { parseConfigText, type ConfigSource, type ServerDefinition } from '../host/config';
 import { diagnoseServer, formatReportText, type DoctorEnvironment, type DoctorReport, type DoctorSubject } from '../host/doctor';
@@ -36,16 +36,9 @@ interface DoctorOptions extends ServerChoice {
 }
 
 function parseDoctorArgs(argv: string[]): DoctorOptions | 'help' {
-  const dashDash = argv.indexOf('--');
-  const own = dashDash === -1 ? argv : argv.slice(0, dashDash);
-  const options: DoctorOptions = { json: false, timeoutMs: 15_000, headers: {}, serverCommand: dashDash === -1 ? [] : argv.slice(dashDash + 1) };
-  for (let i = 0; i < own.length; i++) {
-    const arg = own[i];
-    const value = (): string => {
-      const v = own[++i];
-      if (v === undefined) throw new UsageError(`${arg} needs a value`);
-      return v;
-    };
+  const { own, serverCommand } = splitAtDashDash(argv);
+  const options: DoctorOptions = { json: false, timeoutMs: 15_000, headers: {}, serverCommand };
+  for (const { arg, value } of eachArgument(own)) {
     switch (arg) {
       case '--json':
         options.json = true;

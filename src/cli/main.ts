@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import { UsageError, readServerOption, type ServerChoice } from './options';
+import { UsageError, eachArgument, readServerOption, splitAtDashDash, type ServerChoice } from './options';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { McpClient } from '../protocol/client';
@@ -101,9 +101,7 @@ interface Options extends ServerChoice {
 }
 
 function parseArgs(argv: string[]): Options {
-  const dashDash = argv.indexOf('--');
-  const own = dashDash === -1 ? argv : argv.slice(0, dashDash);
-  const serverCommand = dashDash === -1 ? [] : argv.slice(dashDash + 1);
+  const { own, serverCommand } = splitAtDashDash(argv);
   const positional: string[] = [];
   const options: Omit<Options, 'command'> & { command?: Options['command'] } = {
     json: false,
@@ -115,13 +113,7 @@ function parseArgs(argv: string[]): Options {
     tokenStore: true,
     task: false,
   };
-  for (let i = 0; i < own.length; i++) {
-    const arg = own[i];
-    const value = () => {
-      const v = own[++i];
-      if (v === undefined) throw new UsageError(`${arg} needs a value`);
-      return v;
-    };
+  for (const { arg, value } of eachArgument(own)) {
     switch (arg) {
       case '--task':
         options.task = true;

@@ -65,3 +65,24 @@ export function readServerOption(arg: string, value: () => string, options: Serv
       return false;
   }
 }
+
+/** A command line split at `--`: our own arguments, and the server command after it. */
+export function splitAtDashDash(argv: readonly string[]): { own: readonly string[]; serverCommand: string[] } {
+  const dashDash = argv.indexOf('--');
+  return dashDash === -1 ? { own: argv, serverCommand: [] } : { own: argv.slice(0, dashDash), serverCommand: argv.slice(dashDash + 1) };
+}
+
+/** Our own arguments one by one, each with `value()`, which takes the next argument as its value. */
+export function* eachArgument(own: readonly string[]): Generator<{ arg: string; value: () => string }> {
+  for (let i = 0; i < own.length; i++) {
+    const arg = own[i];
+    yield {
+      arg,
+      value: () => {
+        const v = own[++i];
+        if (v === undefined) throw new UsageError(`${arg} needs a value`);
+        return v;
+      },
+    };
+  }
+}

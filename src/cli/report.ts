@@ -2,7 +2,7 @@
 // (which then run together, so duplicate tool names across them are found). The servers run as
 // ServerConnections, as in the editor, so the report is gathered the same way in both.
 import * as fs from 'node:fs';
-import { UsageError, readServerOption, type ServerChoice } from './options';
+import { UsageError, eachArgument, readServerOption, splitAtDashDash, type ServerChoice } from './options';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseConfigText, formatProblem, type ConfigSource, type InputDefinition, type ServerDefinition } from '../host/config';
@@ -38,16 +38,9 @@ interface ReportOptions extends ServerChoice {
 const SEVERITIES: readonly Severity[] = ['error', 'warning', 'info'];
 
 function parseReportArgs(argv: readonly string[]): ReportOptions | 'help' {
-  const dashDash = argv.indexOf('--');
-  const own = dashDash === -1 ? argv : argv.slice(0, dashDash);
-  const options: ReportOptions = { json: false, verbose: false, timeoutMs: 60_000, headers: {}, tokenStore: true, serverCommand: dashDash === -1 ? [] : argv.slice(dashDash + 1) };
-  for (let i = 0; i < own.length; i++) {
-    const arg = own[i];
-    const value = () => {
-      const v = own[++i];
-      if (v === undefined) throw new UsageError(`${arg} needs a value`);
-      return v;
-    };
+  const { own, serverCommand } = splitAtDashDash(argv);
+  const options: ReportOptions = { json: false, verbose: false, timeoutMs: 60_000, headers: {}, tokenStore: true, serverCommand };
+  for (const { arg, value } of eachArgument(own)) {
     switch (arg) {
       case '--json':
         options.json = true;

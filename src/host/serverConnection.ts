@@ -29,7 +29,7 @@ import { findCause } from '../util/errorCause';
 import { errorMessage } from '../util/errorMessage';
 import type { Logger } from '../util/logger';
 import type { ConfigSource, HttpServerDefinition, InputDefinition, ServerDefinition, StdioServerDefinition } from './config';
-import { createTransport, describeLaunch, type HttpLaunchSpec, type LaunchSpec, type StdioLaunchSpec } from './transportFactory';
+import { createTransport, describeLaunch, type HttpLaunchSpec, type StdioLaunchSpec } from './transportFactory';
 import { explainStartFailure } from './startFailure';
 import { RestartPolicy, type RestartPolicyOptions } from './restartPolicy';
 import { Redactor, definitionSecrets, headerSecretValues, isCredentialHeader, looksSecret, redactingLogger, tokenArgumentValues } from './redact';
@@ -439,7 +439,7 @@ export class ServerConnection implements Disposable {
           this.needsSignIn(launch, signIn);
           return;
         }
-        this.failLaunch(launch, this.explainStartFailure(err, spec, startStderr), err);
+        this.failLaunch(launch, explainStartFailure(this.name, err, spec, startStderr), err);
         return;
       }
     }
@@ -825,10 +825,6 @@ export class ServerConnection implements Disposable {
     let text = this.redactor.redact(JSON.stringify(message) ?? String(message));
     if (text.length > 4000) text = `${text.slice(0, 4000)}… (${text.length} chars)`;
     this.log.trace(`${direction === 'send' ? '→' : '←'} ${text}`);
-  }
-
-  private explainStartFailure(err: unknown, spec: LaunchSpec, stderr: readonly string[]): string {
-    return explainStartFailure(this.name, err, spec, stderr);
   }
 
   private setState(state: ServerState): void {

@@ -106,7 +106,7 @@ export class HostController implements vscode.Disposable {
         return Math.round(Math.max(1, config().get<number>('maxMessageSizeMB', 64)) * 1024 * 1024);
       },
       maxMessageBytesHint: 'raise the setting mcpHost.maxMessageSizeMB (then restart the server)',
-      trafficCapacity: () => Math.max(0, config().get<number>('traffic.maxMessages', 1000)),
+      trafficCapacity: trafficCapacitySetting,
       canStart: () => startVeto(entry.source),
     };
   }
@@ -237,6 +237,11 @@ export class HostController implements vscode.Disposable {
     for (const c of this.channels.values()) c.dispose();
     this.channels.clear();
   }
+}
+
+/** How many messages of each server the traffic view keeps (mcpHost.traffic.maxMessages; 0: none). */
+export function trafficCapacitySetting(): number {
+  return Math.max(0, vscode.workspace.getConfiguration('mcpHost').get<number>('traffic.maxMessages', 1000));
 }
 
 /** Why a server from this source may not start (or be contacted by the doctor) now: an untrusted workspace's. */

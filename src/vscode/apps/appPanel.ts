@@ -8,7 +8,7 @@ import type { ServerConnection } from '../../host/serverConnection';
 import type { CallToolResult, Resource, ResourceTemplate, Tool } from '../../protocol/schemas';
 import { errorMessage } from '../../util/errorMessage';
 import { VERSION } from '../../version';
-import { escapeHtml, extensionUri } from '../webview/html';
+import { escapeHtml, loadWebview, webviewOptions, type WebviewPage } from '../webview/html';
 import type { AppPageFromWebview, AppPageToWebview, PageTheme } from '../webview/mcpAppProtocol';
 import { confirmDestructive } from '../usage/tools/confirm';
 import { toolLabel } from '../usage/tools/runner';
@@ -21,10 +21,6 @@ export interface McpAppPanelHandle {
   readonly resourceUri: string;
   loaded(): Promise<void>;
 }
-
-/** How long the page may take to say `ready`, and how often it is set again when it does not. */
-const PAGE_READY_TIMEOUT_MS = 5000;
-const PAGE_LOAD_ATTEMPTS = 3;
 
 export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
   readonly panel: vscode.WebviewPanel;
@@ -43,17 +39,11 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
     /** Called once, when closing starts (close()) or the panel is gone, whichever is first. */
     private readonly onClosing: () => void,
   ) {
-    const root = extensionUri();
     this.panel = vscode.window.createWebviewPanel(
       'mcpHost.mcpApp',
       vscode.l10n.t('{0} (view) — {1}', toolLabel(tool), server.name),
       { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-      {
-        enableScripts: true,
-        enableCommandUris: false,
-        retainContextWhenHidden: true,
-        localResourceRoots: [vscode.Uri.joinPath(root, 'media'), vscode.Uri.joinPath(root, 'dist', 'webview')],
-      },
+      { ...webviewOptions(), retainContextWhenHidden: true },
     );
     this.bridgeValue = new McpAppBridge({
       hostInfo: { name: 'mcp-host-vscode', title: 'MCP Host for VS Code', version: VERSION },
@@ -75,21 +65,8 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
       }),
       this.panel.webview.onDidReceiveMessage((m: AppPageFromWebview) => this.handle(m)),
     );
-    this.loadPage(root, PAGE_LOAD_ATTEMPTS);
-  }
-
-  /**
-   * Sets the page, and sets it again if it has not said `ready` in time: in VS Code for the web a
-   * webview can stay blank waiting for its service worker (see loadWebview in webview/html.ts).
-   */
-  private loadPage(root: vscode.Uri, attemptsLeft: number): void {
-    // The attempt number makes each page a new document.
-    this.panel.webview.html = `${pageHtml(this.panel.webview, root, this.resource.csp, toolLabel(this.tool))}<!-- load ${attemptsLeft} -->`;
-    const timer = setTimeout(() => {
-      if (this.pageReady || this.closing || attemptsLeft <= 1) return;
-      this.loadPage(root, attemptsLeft - 1);
-    }, PAGE_READY_TIMEOUT_MS);
-    this.disposables.push({ dispose: () => clearTimeout(timer) });
+    // Set again if it does not say `ready` in time (a blank webview in VS Code for the web).
+    this.disposables.push(loadWebview(this.panel, appPage(this.panel.webview, resource.csp, toolLabel(tool)), () => this.pageReady || this.closing, { attempts: 2 }));
   }
 
   get bridge(): McpAppBridge {
@@ -234,22 +211,16 @@ async function askToOpenLink(server: ServerConnection, tool: Tool, url: string):
   return answer === open;
 }
 
-function pageHtml(webview: vscode.Webview, root: vscode.Uri, csp: AppCsp, title: string): string {
-  const style = webview.asWebviewUri(vscode.Uri.joinPath(root, 'media', 'mcpApp.css')).toString();
-  const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'dist', 'webview', 'mcpApp.js')).toString();
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(appPageCsp(webview.cspSource, csp))}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>${escapeHtml(title)}</title>
-<link rel="stylesheet" href="${style}">
-</head>
-<body>
-<p id="status">${escapeHtml(vscode.l10n.t('Loading the view…'))}</p>
-<main id="app"></main>
-<script src="${script}"></script>
-</body>
-</html>`;
+/**
+ * The page that hosts a view: our script, and a policy made from what the view declared, which the
+ * view's frame inherits (see appPageCsp).
+ */
+function appPage(webview: vscode.Webview, csp: AppCsp, title: string): WebviewPage {
+  return {
+    title,
+    script: 'mcpApp.js',
+    styles: ['mcpApp.css'],
+    body: `<p id="status">${escapeHtml(vscode.l10n.t('Loading the view…'))}</p>\n<main id="app"></main>`,
+    csp: appPageCsp(webview.cspSource, csp),
+  };
 }

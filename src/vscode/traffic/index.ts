@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import type { HostController } from '../hostController';
+import { trafficCapacitySetting, type HostController } from '../hostController';
 import type { ServerConnection } from '../../host/serverConnection';
 import type { TreeNode } from '../serverTree';
 import { Commands, InternalCommands } from '../commandIds';
@@ -7,8 +7,7 @@ import { TrafficView, type TrafficViewHandle } from './trafficView';
 
 /** "MCP Host: Show Traffic": from the palette (every server) or a server's context menu (that one). */
 export function registerTrafficView(controller: HostController): vscode.Disposable[] {
-  const capacity = () => Math.max(0, vscode.workspace.getConfiguration('mcpHost').get<number>('traffic.maxMessages', 1000));
-  const view = new TrafficView(controller.registry, capacity);
+  const view = new TrafficView(controller.registry, trafficCapacitySetting);
   return [
     view,
     vscode.commands.registerCommand(Commands.showTraffic, (arg?: unknown) => view.show(serverOf(controller, arg))),

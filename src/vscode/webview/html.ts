@@ -17,6 +17,17 @@ export function webviewOptions(root: vscode.Uri = extensionUri()): vscode.Webvie
   };
 }
 
+/** A page of ours: its script (in dist/webview/), styles (in media/), body markup and, rarely, its own policy. */
+export interface WebviewPage {
+  title: string;
+  script: string;
+  styles?: string[];
+  /** Trusted markup written by us (default: an empty <main id="app">). */
+  body?: string;
+  /** A Content Security Policy instead of the default one. */
+  csp?: string;
+}
+
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 }
@@ -25,12 +36,13 @@ export function escapeHtml(text: string): string {
  * A page with a strict Content Security Policy: nothing by default, scripts only with this page's
  * nonce, styles and images only from the extension (images also as data: URIs, which is how MCP
  * sends them), audio only as data: URIs. `body` is trusted markup written by us; anything from a
- * server is rendered by the page's script with textContent, never as HTML.
+ * server is rendered by the page's script with textContent, never as HTML. `csp` replaces that
+ * policy (an MCP App's page: see apps/appPanel.ts).
  */
-export function webviewHtml(webview: vscode.Webview, options: { title: string; script: string; styles?: string[]; body?: string; root?: vscode.Uri }): string {
+export function webviewHtml(webview: vscode.Webview, options: WebviewPage & { root?: vscode.Uri }): string {
   const root = options.root ?? extensionUri();
   const nonce = randomBytes(16).toString('base64');
-  const csp = [
+  const csp = options.csp ?? [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
     `style-src ${webview.cspSource}`,
@@ -46,7 +58,7 @@ export function webviewHtml(webview: vscode.Webview, options: { title: string; s
 <html lang="en">
 <head>
 <meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <title>${escapeHtml(options.title)}</title>
 ${styles}
@@ -66,7 +78,7 @@ ${options.body ?? '<main id="app" aria-busy="true"></main>'}
  */
 export function loadWebview(
   panel: vscode.WebviewPanel,
-  page: { title: string; script: string; styles?: string[] },
+  page: WebviewPage,
   isReady: () => boolean,
   options: { retryAfterMs?: number; attempts?: number } = {},
 ): vscode.Disposable {
