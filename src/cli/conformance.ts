@@ -5,6 +5,7 @@
 // Everything here goes through our own client, HTTP transport and OAuth: this file only
 // decides what a well-behaved client does in each scenario.
 import { McpClient } from '../protocol/client';
+import { isRecord } from '../util/isRecord';
 import { RemoteError } from '../protocol/errors';
 import type { Tool } from '../protocol/schemas';
 import type { Logger } from '../util/logger';
@@ -246,9 +247,9 @@ export async function acceptWithDefaults(params: Record<string, unknown>, log: (
 
 export function defaultsOf(schema: unknown): Record<string, unknown> {
   const content: Record<string, unknown> = {};
-  if (!isObject(schema) || !isObject(schema.properties)) return content;
+  if (!isRecord(schema) || !isRecord(schema.properties)) return content;
   for (const [name, property] of Object.entries(schema.properties)) {
-    if (isObject(property) && property.default !== undefined) content[name] = property.default;
+    if (isRecord(property) && property.default !== undefined) content[name] = property.default;
   }
   return content;
 }
@@ -263,14 +264,14 @@ interface ConformanceContext {
 function parseContext(raw: string | undefined): ConformanceContext {
   if (!raw) return {};
   const parsed: unknown = JSON.parse(raw);
-  if (!isObject(parsed)) throw new Error('not a JSON object');
+  if (!isRecord(parsed)) throw new Error('not a JSON object');
   const pick = (key: string) => {
     const v = parsed[key];
     if (v !== undefined && typeof v !== 'string') throw new Error(`${key} is not a string`);
     return v;
   };
   const calls = parsed.toolCalls;
-  if (calls !== undefined && !(Array.isArray(calls) && calls.every((c) => isObject(c) && typeof c.name === 'string' && (c.arguments === undefined || isObject(c.arguments))))) {
+  if (calls !== undefined && !(Array.isArray(calls) && calls.every((c) => isRecord(c) && typeof c.name === 'string' && (c.arguments === undefined || isRecord(c.arguments))))) {
     throw new Error('toolCalls is not a list of {name, arguments}');
   }
   const toolCalls = calls?.map((c: Record<string, unknown>) => ({ name: c.name as string, args: (c.arguments ?? {}) as Record<string, unknown> }));
@@ -299,6 +300,3 @@ function describe(err: unknown): string {
   return errorMessage(err);
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}

@@ -3,6 +3,7 @@
 // their responses). Recording is one object and one array slot per message; everything else
 // (sizes, pairing, redaction) is computed when someone looks.
 import { Emitter, type Event } from '../util/event';
+import { isRecord } from '../util/isRecord';
 
 export type TrafficDirection = 'send' | 'receive';
 
@@ -226,10 +227,10 @@ export interface TrafficRow {
   readonly text?: string;
 }
 
-type Message = { readonly [key: string]: unknown };
+type Message = Readonly<Record<string, unknown>>;
 
 function asMessage(value: unknown): Message | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Message) : undefined;
+  return isRecord(value) ? value : undefined;
 }
 
 function isId(value: unknown): value is string | number {

@@ -2,6 +2,7 @@
 // advertises and what a tool's `_meta.ui` says. Pure data, no I/O: the host floor
 // (src/host/apps/) runs the views' protocol.
 import type { Tool } from './schemas';
+import { isRecord } from '../util/isRecord';
 
 /** The extension's identifier in the `extensions` field of capabilities (both eras). */
 export const MCP_APPS_EXTENSION_ID = 'io.modelcontextprotocol/ui';
@@ -52,6 +53,3 @@ export function isVisibleToApp(tool: Pick<Tool, '_meta'>): boolean {
   return toolUi(tool).visibility.includes('app');
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

@@ -3,6 +3,7 @@
 // properties with `x-mcp-header: Name`; a tools/call over Streamable HTTP then carries each
 // marked argument as `Mcp-Param-Name: value`. A definition whose annotations break the rules
 // is invalid, and the client leaves that tool out of tools/list. Pure functions, no I/O.
+import { isRecord } from '../util/isRecord';
 
 /** One annotated property: the header's name part and the chain of `properties` keys to it. */
 export interface ParamHeader {
@@ -30,7 +31,7 @@ export function paramHeadersOf(inputSchema: unknown): { headers: ParamHeader[] }
   const where = (path: readonly string[]) => (path.length ? path.join('.') : 'the schema root');
 
   const visit = (node: unknown, path: string[], reachable: boolean): void => {
-    if (!isObject(node)) return;
+    if (!isRecord(node)) return;
     if (Object.hasOwn(node, 'x-mcp-header')) {
       const name = node['x-mcp-header'];
       const at = where(path);
@@ -47,12 +48,12 @@ export function paramHeadersOf(inputSchema: unknown): { headers: ParamHeader[] }
         }
       }
     }
-    if (isObject(node.properties)) {
+    if (isRecord(node.properties)) {
       for (const [key, child] of Object.entries(node.properties)) visit(child, [...path, key], reachable);
     }
     for (const k of UNREACHABLE_ONE) visit(node[k], [...path, k], false);
     for (const k of UNREACHABLE_LIST) if (Array.isArray(node[k])) for (const child of node[k] as unknown[]) visit(child, [...path, k], false);
-    for (const k of UNREACHABLE_MAP) if (isObject(node[k])) for (const child of Object.values(node[k])) visit(child, [...path, k], false);
+    for (const k of UNREACHABLE_MAP) if (isRecord(node[k])) for (const child of Object.values(node[k])) visit(child, [...path, k], false);
   };
   visit(inputSchema, [], true);
   return problems.length ? { error: problems.join('; ') } : { headers };
@@ -66,7 +67,7 @@ export function paramHeaderValues(headers: readonly ParamHeader[], args: unknown
   const out: Record<string, string> = {};
   for (const { name, path } of headers) {
     let value: unknown = args;
-    for (const key of path) value = isObject(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+    for (const key of path) value = isRecord(value) && Object.hasOwn(value, key) ? value[key] : undefined;
     let text: string;
     if (typeof value === 'string') text = value;
     else if (typeof value === 'boolean') text = value ? 'true' : 'false';
@@ -90,8 +91,4 @@ export function encodeHeaderValue(value: string): string {
 function isPrimitiveType(type: unknown): boolean {
   if (typeof type === 'string') return PRIMITIVE.has(type);
   return Array.isArray(type) && type.length > 0 && type.every((t) => typeof t === 'string' && PRIMITIVE.has(t));
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

@@ -2,6 +2,7 @@
 // metadata (`_meta.ui.csp`, `permissions`, `prefersBorder`) the resource declares, and the
 // Content Security Policy made from it. No `vscode`: the editor floor renders what this returns.
 import { MCP_APP_MIME_TYPE } from '../../protocol/apps';
+import { isRecord } from '../../util/isRecord';
 import type { ReadResourceResult, Resource, ResourceContents } from '../../protocol/schemas';
 
 /** The origins an app declares it needs (McpUiResourceCsp), checked: only well-formed origins. */
@@ -64,7 +65,7 @@ function htmlOf(content: ResourceContents): string {
 
 function uiMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   const ui = meta?.ui;
-  return typeof ui === 'object' && ui !== null && !Array.isArray(ui) ? (ui as Record<string, unknown>) : undefined;
+  return isRecord(ui) ? ui : undefined;
 }
 
 /**
