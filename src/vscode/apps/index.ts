@@ -8,6 +8,7 @@ import type { ServerConnection } from '../../host/serverConnection';
 import type { CallToolResult, Tool } from '../../protocol/schemas';
 import { errorMessage } from '../../util/errorMessage';
 import { McpAppPanel, type McpAppPanelHandle } from './appPanel';
+import { webviewsLoaded } from '../webview/html';
 
 type Outcome = { result: CallToolResult } | { error: string; cancelled?: boolean };
 
@@ -66,6 +67,8 @@ export class McpAppViews implements vscode.Disposable {
     if (resource.rejectedDomains.length > 0) {
       server.logger.warn(`The view ${uri} declared origins that are not plain origins; left out of its policy: ${resource.rejectedDomains.join(', ')}`);
     }
+    // Run Tool's result view opens just before: let its page start first (see webviewsLoaded).
+    await webviewsLoaded();
     // Removed when closing starts: a run meanwhile opens a new panel rather than a closing one.
     const panel: McpAppPanel = new McpAppPanel(server, tool, resource, () => {
       if (this.panels.get(key) === panel) this.panels.delete(key);

@@ -85,6 +85,7 @@ export function loadWebview(
   const retryAfterMs = options.retryAfterMs ?? 5000;
   let attemptsLeft = options.attempts ?? 3;
   let timer: NodeJS.Timeout | undefined;
+  loadingPages.set(isReady, Date.now());
   const load = () => {
     panel.webview.html = webviewHtml(panel.webview, page);
     timer = setTimeout(() => {
@@ -95,6 +96,27 @@ export function loadWebview(
   };
   load();
   return new vscode.Disposable(() => {
+    loadingPages.delete(isReady);
     if (timer) clearTimeout(timer);
   });
+}
+
+/** The readiness checks of pages set by loadWebview that have not said "ready" yet, and when each was set. */
+const loadingPages = new Map<() => boolean, number>();
+
+/**
+ * Resolves when every page set by loadWebview has said "ready" (or after `maxWaitMs`). In VS Code
+ * for the web, a webview whose frame starts while the first webview of the browser profile is
+ * installing the webview service worker can miss the worker taking control and stay blank for good
+ * (setting its page again does not help: the frame waits for the worker before any page). Opening
+ * a second webview only once the first one runs avoids that; seen with Run Tool's result and an
+ * MCP App's view opened together.
+ */
+export async function webviewsLoaded(maxWaitMs = 5000): Promise<void> {
+  for (;;) {
+    // A page set long ago and still not ready is in a tab never shown: not worth waiting for.
+    const waitFor = [...loadingPages].filter(([isReady, since]) => !isReady() && Date.now() - since < maxWaitMs);
+    if (waitFor.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
