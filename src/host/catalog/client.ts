@@ -110,7 +110,8 @@ export class RegistryClient {
         res = await fetch(current, { headers: { accept: 'application/json', ...this.options.headers }, redirect: 'manual', signal });
       } catch (err) {
         if (signal.aborted) throw new RegistryError(`Registry ${this.baseUrl} did not answer within ${(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s`, undefined, { cause: err });
-        throw new RegistryError(`Registry ${this.baseUrl} cannot be reached: ${networkError({ label: 'registry', shownUrl: this.baseUrl }, 'GET', err).message}`, undefined, { cause: err });
+        const detail = networkError({ label: 'registry', shownUrl: this.baseUrl }, 'GET', err).message;
+        throw new RegistryError(`Registry ${this.baseUrl} cannot be reached: ${detail.slice(detail.indexOf('(GET): ') + 1 ? detail.indexOf('(GET): ') + 7 : 0)}`, undefined, { cause: err });
       }
       if (res.status >= 300 && res.status < 400 && res.headers.has('location')) {
         await res.body?.cancel();
