@@ -244,6 +244,8 @@ describe('writing the entry into mcp.json', () => {
     const parsed = parseConfigText(text, { file: '/w/.vscode/mcp.json', kind: 'workspace' });
     assert.deepEqual(parsed.problems, []);
     assert.deepEqual(parsed.servers.map((s) => s.name), ['memory', 'brave-search']);
+    assert.deepEqual(parsed.servers[1].registry, { registry: REGISTRY, name: 'io.modelcontextprotocol.anonymous/brave-search', version: '1.0.2' });
+    assert.equal(parsed.servers[0].registry, undefined);
     assert.deepEqual(parsed.inputs, [{ id: 'brave-search-BRAVE_API_KEY', type: 'promptString', description: 'Brave Search API Key', password: true }]);
     assert.ok(!text.includes('BSA'), 'no secret value in the file');
   });

@@ -3,6 +3,7 @@
 // or `{type: http|sse, url, headers}` for a remote. Every secret becomes an `inputs` entry
 // (password: true) referenced as `${input:id}`, so its value lives in SecretStorage, never in the
 // file. Required values that are not secret are asked through a small prompter.
+import { galleryUrl, type Provenance } from './provenance';
 import type { KeyValueInput, RegistryArgument, RegistryInput, RegistryPackage, RegistryRemote, ServerDetail } from './serverJson';
 
 /** What kind of install a choice is: one package, or one remote endpoint. */
@@ -48,6 +49,8 @@ export interface BuiltEntry {
   /** The secrets' names (for "needs: X_API_KEY"), in order. */
   readonly secrets: string[];
 }
+
+export { galleryUrl, provenanceOf, type Provenance } from './provenance';
 
 /** Adding was abandoned (a question was dismissed). */
 export class AddCancelled extends Error {
@@ -114,36 +117,6 @@ function ociReference(pkg: RegistryPackage): string {
   const lastSegment = pkg.identifier.slice(pkg.identifier.lastIndexOf('/') + 1);
   const tagged = lastSegment.includes(':') || pkg.identifier.includes('@');
   return tagged || !pkg.version ? pkg.identifier : `${pkg.identifier}:${pkg.version}`;
-}
-
-/** Where an entry came from, in the fields VS Code's own gallery writes (`gallery`, `version`). */
-export interface Provenance {
-  /** The registry's base URL, e.g. https://registry.modelcontextprotocol.io */
-  readonly registry: string;
-  /** The server's registry name, e.g. io.github.user/weather */
-  readonly name: string;
-  readonly version: string;
-}
-
-const GALLERY_PATH = /\/v0(?:\.1)?\/servers\//;
-
-export function galleryUrl(p: Provenance): string {
-  return `${p.registry}/v0.1/servers/${encodeURIComponent(p.name)}`;
-}
-
-/** Reads `gallery` + `version` back; undefined for entries not added from a registry. */
-export function provenanceOf(entry: { readonly gallery?: unknown; readonly version?: unknown }): Provenance | undefined {
-  if (typeof entry.gallery !== 'string' || typeof entry.version !== 'string') return undefined;
-  const match = GALLERY_PATH.exec(entry.gallery);
-  if (!match) return undefined;
-  const registry = entry.gallery.slice(0, match.index);
-  let name: string;
-  try {
-    name = decodeURIComponent(entry.gallery.slice(match.index + match[0].length));
-  } catch {
-    return undefined;
-  }
-  return registry && name ? { registry, name, version: entry.version } : undefined;
 }
 
 /**
