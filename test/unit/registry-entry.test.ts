@@ -287,3 +287,17 @@ describe('registry settings and display', () => {
     assert.equal(suggestEntryName('io.github.example/weather-mcp'), 'weather');
   });
 });
+
+describe('updating a pin', () => {
+  test('repinEntry changes the pinned arguments and version only', async () => {
+    const { repinEntry } = await import('../../src/host/catalog/provenance');
+    assert.deepEqual(repinEntry({ command: 'npx', args: ['-y', '@scope/pkg@1.0.0', '--level', '1.0.0'], version: '1.0.0', env: { A: '1.0.0' } }, '1.0.0', '1.1.0'), {
+      command: 'npx',
+      args: ['-y', '@scope/pkg@1.1.0', '--level', '1.0.0'],
+      version: '1.1.0',
+      env: { A: '1.0.0' },
+    });
+    assert.deepEqual(repinEntry({ args: ['pkg==2.0', 'run', '-i', 'img:2.0'], version: '2.0' }, '2.0', '2.1').args, ['pkg==2.1', 'run', '-i', 'img:2.1']);
+    assert.deepEqual(repinEntry({ type: 'http', url: 'https://x', version: '1' }, '1', '2'), { type: 'http', url: 'https://x', version: '2' });
+  });
+});

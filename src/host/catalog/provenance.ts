@@ -32,3 +32,19 @@ export function provenanceOf(entry: { readonly gallery?: unknown; readonly versi
   return registry && name ? { registry, name, version: entry.version } : undefined;
 }
 
+
+/**
+ * The entry pinned to another version: the arguments that end in the old pin (`pkg@1.0.0`,
+ * `pkg==1.0.0`, `image:1.0.0`) and `version`. Nothing else of the entry changes.
+ */
+export function repinEntry(entry: Readonly<Record<string, unknown>>, from: string, to: string): Record<string, unknown> {
+  const pins = [`@${from}`, `==${from}`, `:${from}`];
+  const args = Array.isArray(entry.args)
+    ? entry.args.map((arg: unknown) => {
+        if (typeof arg !== 'string') return arg;
+        const pin = pins.find((p) => arg.endsWith(p) && arg.length > p.length);
+        return pin ? `${arg.slice(0, arg.length - from.length)}${to}` : arg;
+      })
+    : undefined;
+  return { ...entry, ...(args ? { args } : {}), version: to };
+}
