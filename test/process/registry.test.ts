@@ -155,7 +155,7 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
     assert.match(r.stdout, /^ {2}✖ io\.github\.example\/broken-server@0\.1\.0 {2}malformed: description: /m);
     assert.match(r.stdout, /brave-search@1\.0\.2 {2}Brave Search\n.*\n {4}stdio \(npm\) {2}needs: BRAVE_API_KEY \(secret\)/);
     assert.match(r.stdout, /^More: mcp-host search --cursor "/m);
-    const json = await cli(['search', 'everything', '--registry', registry.base, '--json'], { cwd: dir });
+    const json = await cli(['search', 'modelcontextprotocol/everything', '--registry', registry.base, '--json'], { cwd: dir });
     const parsed = JSON.parse(json.stdout) as { servers: Array<{ name: string; version: string; status: string }>; nextCursor: string | null };
     assert.deepEqual(parsed.servers.map((s) => [s.name, s.version, s.status]), [['io.modelcontextprotocol/everything', '2026.8.31', 'active']]);
     assert.equal(parsed.nextCursor, null);
