@@ -301,3 +301,29 @@ describe('updating a pin', () => {
     assert.deepEqual(repinEntry({ type: 'http', url: 'https://x', version: '1' }, '1', '2'), { type: 'http', url: 'https://x', version: '2' });
   });
 });
+
+describe('the doctor knows where an entry came from', () => {
+  test('its configuration line says registry: name@version', async () => {
+    const { diagnoseServer } = await import('../../src/host/doctor');
+    const r = await build('everything.json');
+    const text = addEntryToText(undefined, 'everything', { ...r.entry, command: 'mcp-host-no-such-program' }, []);
+    const parsed = parseConfigText(text, { file: '/w/.vscode/mcp.json', kind: 'workspace' });
+    const def = parsed.servers[0];
+    const report = await diagnoseServer(
+      { name: def.name, source: def.source, definition: def },
+      {
+        processEnv: { PATH: '/nonexistent' },
+        inputs: [],
+        storedInput: () => Promise.resolve(undefined),
+        missingInputHint: '',
+        signInHint: () => '',
+        clientInfo: { name: 'registry-test', version: '0.0.0' },
+        timeoutMs: 2000,
+        loginShellPath: () => Promise.resolve(undefined),
+        npmLatestVersion: () => Promise.resolve(undefined),
+      },
+    );
+    assert.equal(report.checks[0].id, 'config');
+    assert.equal(report.checks[0].detail, `Read from /w/.vscode/mcp.json (stdio); registry: io.modelcontextprotocol/everything@2026.8.31 (${REGISTRY}).`);
+  });
+});
