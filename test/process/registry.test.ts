@@ -4,7 +4,7 @@
 // server-everything really starting and listing its tools.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -63,8 +63,8 @@ describe('registry client against the fixture registry', () => {
       cursor = page.nextCursor;
     } while (cursor && pages < 10);
     assert.equal(pages, 3);
-    assert.equal(seen.length, 13, 'the latest version of each of the 13 servers (the old everything version is not latest)');
-    assert.equal(new Set(seen).size, 13);
+    assert.equal(seen.length, 14, 'the latest version of each of the 14 servers (the old everything version is not latest)');
+    assert.equal(new Set(seen).size, 14);
     assert.ok(seen.includes('malformed:io.github.example/broken-server'));
   });
 
@@ -243,6 +243,37 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
       gallery: `${registry.base}/v0.1/servers/io.github.modelcontextprotocol%2Ftime`,
       version: '2026.10.19',
     });
+  });
+
+  test('add a PyPI server from the local mirror (fastmcp 4.0.10): uvx fastmcp==4.0.10 run FILE; it starts and lists its tools', async () => {
+    // uv's uvx is not installed here: test/fixtures/registry/uvx-standin.mjs stands in for it (it runs
+    // the pinned package's console script from the test venv, refusing another version).
+    const python = execFileSync(process.execPath, [path.join(REPO_ROOT, 'scripts', 'python-env.mjs'), '--print-python'], { encoding: 'utf8', timeout: 5 * 60_000, stdio: ['ignore', 'pipe', 'inherit'] })
+      .trim()
+      .split('\n')
+      .pop()!;
+    const venv = path.dirname(path.dirname(python));
+    const dir = tempDir();
+    const bin = path.join(dir, 'bin');
+    fs.mkdirSync(bin);
+    fs.copyFileSync(path.join(FIXTURES_DIR, 'registry', 'uvx-standin.mjs'), path.join(bin, 'uvx'));
+    fs.chmodSync(path.join(bin, 'uvx'), 0o755);
+    const serverFile = path.join(FIXTURES_DIR, 'python', 'fastmcp_server.py');
+    const r = await cli(['add', 'io.github.mcp-host/fastmcp-fixture', '--registry', registry.base, '--value', `arg:server_file=${serverFile}`], { cwd: dir });
+    assert.equal(r.code, 0, r.stderr);
+    const file = path.join(dir, '.vscode', 'mcp.json');
+    const json = JSON.parse(fs.readFileSync(file, 'utf8')) as { servers: Record<string, unknown> };
+    assert.deepEqual(json.servers['fastmcp-fixture'], {
+      type: 'stdio',
+      command: 'uvx',
+      args: ['fastmcp==4.0.10', 'run', serverFile],
+      gallery: `${registry.base}/v0.1/servers/io.github.mcp-host%2Ffastmcp-fixture`,
+      version: '4.0.10',
+    });
+    const env = { PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}`, MCP_HOST_TEST_VENV: venv };
+    const list = await cli(['list', '--config', file, '--server', 'fastmcp-fixture'], { cwd: dir, env });
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^Tools \(\d+\)/m);
   });
 
   test('add refuses an MCP bundle (with the reason) and a malformed entry', async () => {
