@@ -143,13 +143,13 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
   let registry: HttpServerProcess;
   before(async () => {
     assert.ok(fs.existsSync(CLI), 'run `node esbuild.mjs` first');
-    registry = await startRegistry('--page-size', '10');
+    registry = await startRegistry('--page-size', '12');
   });
   after(() => registry.stop());
 
   test('search: name@version, deprecated marked, malformed shown with its reason, what each needs, the next page', async () => {
     const dir = tempDir();
-    const r = await cli(['search', '--registry', registry.base, '--limit', '10'], { cwd: dir });
+    const r = await cli(['search', '--registry', registry.base, '--limit', '12'], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}io\.github\.example\/legacy-search@0\.9\.0 \[deprecated\]/m);
     assert.match(r.stdout, /^ {2}✖ io\.github\.example\/broken-server@0\.1\.0 {2}malformed: description: /m);
