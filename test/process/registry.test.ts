@@ -230,8 +230,8 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
   });
 
   test('add a PyPI server: uvx pkg==version with its required named argument', async () => {
-    // uvx is not installed on this machine and mcp-server-time is not on its pip mirror: the entry's
-    // shape is checked here, not a run (see the report in CHANGELOG/README).
+    // mcp-server-time is not on this machine's pip mirror: the entry's shape is checked here; the
+    // next test runs a PyPI package the mirror has.
     const dir = tempDir();
     const r = await cli(['add', 'io.github.modelcontextprotocol/time', '--registry', registry.base, '--value', 'arg:--local-timezone=Europe/Paris'], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
