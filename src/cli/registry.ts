@@ -179,15 +179,15 @@ async function resolveServer(spec: string, options: RegistryOptions, io: CliIo):
     throw err;
   }
   if (entry.kind === 'malformed') throw new UsageError(`${client.baseUrl} has ${displayText(entryLabel(entry), 120)}, but its server.json is malformed: ${displayText(entry.reason, 200)}`);
-  if (entry.meta.status === 'deleted') throw new UsageError(`${entry.server.name}@${entry.server.version} was deleted from ${client.baseUrl}; not added`);
-  if (entry.meta.status === 'deprecated') io.stderr(`mcp-host: note: ${entry.server.name}@${entry.server.version} is deprecated in ${client.baseUrl}\n`);
+  if (entry.meta.status === 'deleted') throw new UsageError(`${entry.server.name}@${displayText(entry.server.version, 60)} was deleted from ${client.baseUrl}; not added`);
+  if (entry.meta.status === 'deprecated') io.stderr(`mcp-host: note: ${entry.server.name}@${displayText(entry.server.version, 60)} is deprecated in ${client.baseUrl}\n`);
   const options_ = installOptions(entry.server);
   const option = options.use
     ? options_.find((o) => (options.use === 'remote' ? o.kind === 'remote' : o.kind === 'package' && o.pkg.registryType === options.use) && !o.unsupported)
     : options_.find((o) => !o.unsupported);
   if (!option) {
     const why = options_.map((o) => `${o.label}: ${o.unsupported ?? 'available'}`).join('; ');
-    throw new UsageError(`${entry.server.name}@${entry.server.version} has no ${options.use ? `installable "${options.use}" option` : 'package or remote MCP Host can install'}${why ? ` (${displayText(why, 400)})` : ''}`);
+    throw new UsageError(`${entry.server.name}@${displayText(entry.server.version, 60)} has no ${options.use ? `installable "${options.use}" option` : 'package or remote MCP Host can install'}${why ? ` (${displayText(why, 400)})` : ''}`);
   }
   return { server: entry.server, option, registry: client.baseUrl };
 }
@@ -199,7 +199,7 @@ function cliPrompter(values: Record<string, string>, io: CliIo): ValuePrompter {
       if (Object.hasOwn(values, q.key)) return values[q.key];
       if (!io.interactive || !process.stdin.isTTY) {
         const fallback = await defaultsOnly.ask(q);
-        if (fallback === undefined) io.stderr(`mcp-host: ${q.label} is required; give it with --value ${q.key}=VALUE\n`);
+        if (fallback === undefined) io.stderr(`mcp-host: ${displayText(q.label, 80)} is required; give it with --value ${displayText(q.key, 90)}=VALUE\n`);
         return fallback;
       }
       return askTerminal(q, io);
@@ -260,9 +260,9 @@ export async function runAdd(argv: string[], io: CliIo): Promise<number> {
     const updated = addEntryToText(text, name, built.entry, built.inputs, force);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, updated);
-    const lines = [`Added "${name}" (${server.name}@${server.version}, ${option.label}) to ${file}.`];
+    const lines = [`Added "${name}" (${server.name}@${displayText(server.version, 60)}, ${displayText(option.label, 200)}) to ${file}.`];
     if (built.secrets.length) {
-      lines.push(`Secrets (not written to the file): ${built.secrets.join(', ')}. VS Code asks for each when the server first starts and keeps it in its SecretStorage.`);
+      lines.push(`Secrets (not written to the file): ${built.secrets.map((n) => displayText(n, 80)).join(', ')}. VS Code asks for each when the server first starts and keeps it in its SecretStorage.`);
     } else {
       lines.push(`Try it: mcp-host list --config ${JSON.stringify(configFile)} --server ${JSON.stringify(name)}`);
     }
@@ -315,7 +315,7 @@ function secretsFromEnvironment(built: BuiltEntry, io: CliIo): Record<string, un
   let json = JSON.stringify(built.entry);
   built.inputs.forEach((input, index) => {
     const variable = built.secrets[index].replace(/[^A-Za-z0-9_]/g, '_').toUpperCase();
-    if (io.env[variable] === undefined) throw new UsageError(`the server needs the secret ${built.secrets[index]}: set it in the environment as ${variable}`);
+    if (io.env[variable] === undefined) throw new UsageError(`the server needs the secret ${displayText(built.secrets[index], 80)}: set it in the environment as ${variable}`);
     json = json.split(`\${input:${input.id}}`).join(`\${env:${variable}}`);
   });
   return JSON.parse(json) as Record<string, unknown>;
@@ -329,7 +329,8 @@ function usageFailure(command: string, err: unknown, io: CliIo): number {
 
 function registryFailure(command: string, err: unknown, io: CliIo): number {
   if (err instanceof UsageError || err instanceof EntryExistsError || err instanceof UnsupportedServerError) {
-    io.stderr(`mcp-host ${command}: ${err.message}\n`);
+    // Registry text (a package type, a name) can be part of these: no control characters reach the terminal.
+    io.stderr(`mcp-host ${command}: ${displayText(err.message, 2000)}\n`);
     return ExitCode.Usage;
   }
   if (err instanceof AddCancelled) {

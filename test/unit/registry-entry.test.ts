@@ -188,6 +188,20 @@ describe('server.json -> mcp.json entry', () => {
     await assert.rejects(buildEntry(hostile, installOptions(hostile)[1], { registry: REGISTRY, name: server.name, version: '1' }, 'x', defaultsOnly), /contains "\$\{"/);
   });
 
+  test('registry text that would break the file or a terminal is refused: control characters, bad header and variable names', async () => {
+    const server = fixtureServer('hybrid.json');
+    const p = { registry: REGISTRY, name: server.name, version: '1' };
+    const withRemote = (remote: NonNullable<ServerDetail['remotes']>[number]): ServerDetail => ({ ...server, packages: [], remotes: [remote] });
+    const cases: Array<[ServerDetail, RegExp]> = [
+      [withRemote({ type: 'streamable-http', url: 'https://x.example/mcp\r\nX-Evil: 1' }), /control character/],
+      [withRemote({ type: 'streamable-http', url: 'https://x.example/mcp', headers: [{ name: 'Bad Header', isSecret: true }] }), /not a valid HTTP header name/],
+      [{ ...server, remotes: [], packages: [{ ...server.packages![0], environmentVariables: [{ name: 'A=B', isSecret: true }] }] }, /not a valid name/],
+    ];
+    for (const [hostile, message] of cases) {
+      await assert.rejects(buildEntry(hostile, preferredOption(hostile)!, p, 'x', defaultsOnly), message);
+    }
+  });
+
   test('needs: secrets and required values, for the list', () => {
     assert.deepEqual(needsOf(preferredOption(fixtureServer('database-manager.json'))!), { secrets: ['DB_PASSWORD'], values: ['db_type', '--host', 'database_name', 'DB_USERNAME'] });
     assert.deepEqual(needsOf(preferredOption(fixtureServer('everything.json'))!), { secrets: [], values: [] });

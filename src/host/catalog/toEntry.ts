@@ -203,8 +203,23 @@ class EntryContext {
 /** A value written to the file as it is; `${` would be read as one of our variables. */
 function literal(value: string, label: string): string {
   if (value.includes('${')) throw new UnsupportedServerError(`the value of ${label} contains "\${", which mcp.json would read as a variable; not added`);
+  if (hasControlCharacter(value)) throw new UnsupportedServerError(`the value of ${label} contains a control character (such as a line break); not added`);
   return value;
 }
+
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+/** An environment variable name as shells and docker -e take it. */
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** An HTTP header name (RFC 9110 token), as the config parser requires. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 async function argumentList(args: readonly RegistryArgument[] | undefined, ctx: EntryContext): Promise<string[]> {
   const out: string[] = [];
@@ -224,6 +239,7 @@ async function argumentList(args: readonly RegistryArgument[] | undefined, ctx: 
 async function environment(vars: readonly KeyValueInput[] | undefined, ctx: EntryContext): Promise<Record<string, string>> {
   const env: Record<string, string> = {};
   for (const v of vars ?? []) {
+    if (!ENV_NAME.test(v.name)) throw new UnsupportedServerError(`the environment variable name ${JSON.stringify(v.name.slice(0, 80))} is not a valid name; not added`);
     const value = await ctx.valueOf(`env:${v.name}`, v.name, v);
     if (value !== undefined) env[v.name] = value;
   }
@@ -268,6 +284,7 @@ async function remoteEntry(remote: RegistryRemote, ctx: EntryContext): Promise<M
   const url = await ctx.fill(remote.url, remote.variables ?? {}, 'the URL');
   const headers: Record<string, string> = {};
   for (const header of remote.headers ?? []) {
+    if (!HEADER_NAME.test(header.name)) throw new UnsupportedServerError(`the header name ${JSON.stringify(header.name.slice(0, 80))} is not a valid HTTP header name; not added`);
     const value = await ctx.valueOf(`header:${header.name}`, header.name, header);
     if (value !== undefined) headers[header.name] = value;
   }
