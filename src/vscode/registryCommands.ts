@@ -81,17 +81,35 @@ async function resolveHeaderValue(value: string, registry: string, context: vsco
   return out + value.slice(at);
 }
 
-/** The names configured anywhere (any file, the user settings), to mark what is already added. */
-function configuredServerNames(controller: HostController): Map<string, string> {
-  const byRegistryName = new Map<string, string>();
-  for (const s of controller.registry.servers) {
-    const reg = s.definition?.registry;
-    if (reg) byRegistryName.set(reg.name, `${s.name}@${reg.version}`);
-  }
-  return byRegistryName;
+/** What is configured already (any file, the user settings), to mark it in the list. */
+interface Configured {
+  /** Registry name -> `entry@version`, for entries added from a registry. */
+  readonly byRegistryName: Map<string, string>;
+  /** Each stdio entry's name and its arguments, to recognise a package configured by hand. */
+  readonly commands: Array<{ readonly name: string; readonly args: readonly string[] }>;
 }
 
-function pickOf(entry: CatalogEntry, registry: RegistrySetting, configured: Map<string, string>): ServerPick {
+function configuredServers(controller: HostController): Configured {
+  const byRegistryName = new Map<string, string>();
+  const commands: Configured['commands'] = [];
+  for (const s of controller.registry.servers) {
+    const def = s.definition;
+    if (def?.registry) byRegistryName.set(def.registry.name, `${s.name}@${def.registry.version}`);
+    if (def?.type === 'stdio') commands.push({ name: s.name, args: def.args });
+  }
+  return { byRegistryName, commands };
+}
+
+/** The entry that already runs one of the server's npm/PyPI packages (`pkg`, `pkg@v`, `pkg==v`), if any. */
+function configuredAs(server: ServerDetail, configured: Configured): string | undefined {
+  const fromRegistry = configured.byRegistryName.get(server.name);
+  if (fromRegistry) return fromRegistry;
+  const ids = (server.packages ?? []).filter((p) => p.registryType === 'npm' || p.registryType === 'pypi').map((p) => p.identifier);
+  const runs = (arg: string) => ids.some((id) => arg === id || arg.startsWith(`${id}@`) || arg.startsWith(`${id}==`));
+  return configured.commands.find((c) => c.args.some(runs))?.name;
+}
+
+function pickOf(entry: CatalogEntry, registry: RegistrySetting, configured: Configured): ServerPick {
   if (entry.kind === 'malformed') {
     return { label: `$(warning) ${displayText(entry.name ?? '(no name)', 120)}`, description: 'malformed', detail: displayText(entry.reason, 200) };
   }
@@ -101,17 +119,18 @@ function pickOf(entry: CatalogEntry, registry: RegistrySetting, configured: Map<
   const needs = preferred ? needsOf(preferred) : undefined;
   const needText = needs && (needs.secrets.length || needs.values.length) ? `needs ${[...needs.secrets.map((s) => `${s} (secret)`), ...needs.values].join(', ')}` : '';
   const deprecated = meta.status === 'deprecated';
-  const already = configured.get(server.name);
+  const already = configuredAs(server, configured);
   return {
     label: `${deprecated ? '$(warning) ' : already ? '$(check) ' : ''}${displayText(server.title ?? server.name, 100)}`,
     description: [displayText(server.version, 40), deprecated ? 'deprecated' : '', already ? `configured as ${displayText(already, 80)}` : ''].filter(Boolean).join(' · '),
-    detail: [displayText(server.description, 160), displayText(transportsOf(server), 80), preferred ? needText : 'nothing MCP Host can install', displayText(server.name, 120)].filter(Boolean).join(' — '),
+    // What it runs on and needs first: the description is the part a narrow list may cut.
+    detail: [[displayText(transportsOf(server), 80), preferred ? needText : 'nothing MCP Host can install'].filter(Boolean).join(' · '), displayText(server.description, 160), displayText(server.name, 120)].join(' — '),
     ...(server.repository?.url?.startsWith('https://') ? { buttons: [REPOSITORY_BUTTON] } : {}),
     result: { server, registry, deprecated },
   };
 }
 
-async function searchAll(query: string, list: readonly RegistrySetting[], configured: Map<string, string>, log: (m: string) => void): Promise<ServerPick[]> {
+async function searchAll(query: string, list: readonly RegistrySetting[], configured: Configured, log: (m: string) => void): Promise<ServerPick[]> {
   const picks: ServerPick[] = [];
   const results = await Promise.allSettled(list.map((r) => registryClient(r.url, r.headers).search(query, { limit: 50 })));
   results.forEach((result, i) => {
@@ -136,7 +155,7 @@ async function searchAll(query: string, list: readonly RegistrySetting[], config
  */
 async function browseServers(controller: HostController, context: vscode.ExtensionContext, query?: string): Promise<string | undefined> {
   const list = await registries(controller, context);
-  const configured = configuredServerNames(controller);
+  const configured = configuredServers(controller);
   const log = (m: string) => controller.mainLog.warn(m);
   let chosen: ServerPick | undefined;
   if (query !== undefined) {
@@ -149,7 +168,7 @@ async function browseServers(controller: HostController, context: vscode.Extensi
   return addFromRegistry(controller, context, chosen.result.server, chosen.result.registry, chosen.result.deprecated);
 }
 
-function livePick(list: readonly RegistrySetting[], configured: Map<string, string>, log: (m: string) => void): Promise<ServerPick | undefined> {
+function livePick(list: readonly RegistrySetting[], configured: Configured, log: (m: string) => void): Promise<ServerPick | undefined> {
   const qp = vscode.window.createQuickPick<ServerPick>();
   qp.title = 'Browse MCP Servers';
   qp.placeholder = `Search ${list.map((r) => new URL(r.url).host).join(', ')} by name`;

@@ -91,6 +91,13 @@ describe('MCP registry: Browse Servers… and Check for Updates', function () {
       assert.match(tooltip.value, /Registry: `io\.github\.mcp-host\/everything-with-key@2026\.8\.31`/);
       assert.ok(!tooltip.value.includes(secret));
       assert.ok(!api.controller.recentLog(s.id).join('\n').includes(secret), 'the secret is not in the log');
+      // Browsing again: the list says it is configured (dismissed without adding).
+      person.once('browse.server', undefined);
+      assert.equal(await vscode.commands.executeCommand('mcpHost.browseServers', { query: 'everything-with-key' }), undefined);
+      const again = person.questions('browse.server')[1];
+      const configuredRow = again.method === 'pick' ? again.items.find((i) => /with a key/.test(i.label)) : undefined;
+      assert.match(configuredRow?.description ?? '', /configured as everything-with-key@2026\.8\.31/);
+      assert.match(configuredRow?.label ?? '', /^\$\(check\) /);
       assert.deepEqual(person.problems, []);
     } finally {
       hooks.setPrompter(undefined);
