@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import { parse as parseJsonc } from 'jsonc-parser';
 import {
+  RegistryClient,
   RegistryError,
   displayText,
   readRegistrySettings,
@@ -39,7 +40,7 @@ const REPOSITORY_BUTTON: vscode.QuickInputButton = { iconPath: new vscode.ThemeI
 export function registerRegistryCommands(controller: HostController, context: vscode.ExtensionContext): vscode.Disposable[] {
   return [
     vscode.commands.registerCommand(Commands.browseServers, (args?: { query?: string }) => browseServers(controller, context, args?.query)),
-    vscode.commands.registerCommand(Commands.checkForUpdates, () => checkForUpdates(controller)),
+    vscode.commands.registerCommand(Commands.checkForUpdates, () => checkForUpdates(controller, context)),
   ];
 }
 
@@ -179,11 +180,17 @@ function livePick(list: readonly RegistrySetting[], configured: Configured, log:
   const search = (value: string): void => {
     const mine = ++generation;
     qp.busy = true;
-    void searchAll(value, list, configured, log).then((picks) => {
-      if (mine !== generation) return; // an older answer than what is typed now
-      qp.items = picks;
-      qp.busy = false;
-    });
+    searchAll(value, list, configured, log).then(
+      (picks) => {
+        if (mine !== generation) return; // an older answer than what is typed now
+        qp.items = picks;
+        qp.busy = false;
+      },
+      (err: unknown) => {
+        log(`Browse Servers: ${errorMessage(err)}`);
+        qp.busy = false;
+      },
+    );
   };
   return new Promise((resolve) => {
     qp.onDidChangeValue((value) => {
@@ -323,17 +330,27 @@ function uniqueName(name: string, taken: Set<string>): string {
 }
 
 /** Check for Updates: the entries added from a registry whose registry has published another latest version. */
-async function checkForUpdates(controller: HostController): Promise<string[]> {
-  const candidates = controller.registry.servers.filter((s) => s.definition?.registry);
+async function checkForUpdates(controller: HostController, context: vscode.ExtensionContext): Promise<string[]> {
+  // An untrusted workspace's file names its own "gallery" address: it is not asked.
+  const candidates = controller.registry.servers.filter((s) => s.definition?.registry && (vscode.workspace.isTrusted || s.source.kind === 'user'));
   if (candidates.length === 0) {
     void vscode.window.showInformationMessage('MCP Host: no server was added from a registry (Browse Servers… adds one).');
     return [];
   }
   const updates: Array<PickItem & { server: (typeof candidates)[number]; latest: string }> = [];
+  // A private registry's headers come from mcpHost.registries; a fresh client, so "latest" is not
+  // an answer cached earlier in the session.
+  const configured = await registries(controller, context);
+  const clients = new Map<string, RegistryClient>();
   for (const s of candidates) {
     const reg = s.definition!.registry!;
     try {
-      const latest = await registryClient(reg.registry).get(reg.name, 'latest');
+      let client = clients.get(reg.registry);
+      if (!client) {
+        client = new RegistryClient(reg.registry, { headers: configured.find((r) => r.url === reg.registry)?.headers ?? {} });
+        clients.set(reg.registry, client);
+      }
+      const latest = await client.get(reg.name, 'latest');
       if (latest.kind === 'server' && latest.server.version !== reg.version) {
         updates.push({ label: s.name, description: `${reg.version} → ${displayText(latest.server.version, 40)}`, detail: reg.name, server: s, latest: latest.server.version });
       }
