@@ -7,6 +7,7 @@ import { createServerRequestHandlers } from './vscode/serverRequests';
 import { registerUsage } from './vscode/usage';
 import { TaskList } from './vscode/usage/tools/taskList';
 import { registerConfigCommands } from './vscode/configCommands';
+import { registerRegistryCommands } from './vscode/registryCommands';
 import { registerDoctor } from './vscode/doctor';
 import { registerServerReport } from './vscode/serverReport';
 import { registerTrafficView } from './vscode/traffic';
@@ -49,6 +50,7 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
     new ServerStatusBar(controller.registry),
     ...registerLifecycleCommands(controller, () => tree.refresh()),
     ...registerConfigCommands(controller, context),
+    ...registerRegistryCommands(controller, context),
     ...registerDoctor(controller, context),
     ...registerServerReport(controller),
     tasks,

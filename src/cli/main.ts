@@ -57,6 +57,15 @@ const USAGE = `Usage:
                                                           starting, with a fix for each failed line;
                                                           every server of the file without --server
                                                           (also -- CMD, --url URL; mcp-host doctor --help)
+  mcp-host search [QUERY] [--registry URL] [--json]
+                                                          servers of an MCP registry (default the
+                                                          official one; mcp-host search --help)
+  mcp-host add NAME[@VERSION] [--registry URL] [--config FILE]
+                                                          writes a registry server's entry into
+                                                          mcp.json, version pinned, secrets as
+                                                          \${input:} (mcp-host add --help)
+  mcp-host list --registry NAME[@VERSION]                 tries a registry server without adding it
+                                                          (secrets from the environment)
   mcp-host conformance SERVER_URL   (the client of the official MCP conformance suite)
   mcp-host --help
 
@@ -285,6 +294,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'report') return (await import('./report')).runReport(argv.slice(1), io);
   // The doctor: a checklist of what keeps a server from starting (src/cli/doctor.ts).
   if (argv[0] === 'doctor') return (await import('./doctor')).runDoctor(argv.slice(1), io);
+  // An MCP registry: search, add, list --registry NAME (src/cli/registry.ts).
+  const registry = await import('./registry');
+  if (registry.isRegistryCommand(argv)) return registry.runRegistryCommand(argv, io, runCli);
   // Every message on stderr is redacted: credential forms always, this run's secret values once known.
   const redactor = new Redactor();
   const rawStderr = io.stderr;

@@ -2,6 +2,7 @@ import * as z from '../protocol/zod';
 import type { ProtocolEraSetting } from '../protocol/era';
 
 const opt = z.optional;
+import { provenanceOf, type Provenance } from './catalog/provenance';
 import { parseTree, findNodeAtLocation, printParseErrorCode, type Node as JsonNode, type ParseError } from 'jsonc-parser';
 
 /** Where a server definition came from, shown to the user as its origin. */
@@ -27,6 +28,8 @@ export interface StdioServerDefinition {
   /** Which protocol era to speak; absent means 'auto' (probe with server/discover). */
   readonly protocolEra?: ProtocolEraSetting;
   readonly source: ConfigSource;
+  /** The MCP registry entry it was added from (`gallery` + `version`, as VS Code writes them). */
+  readonly registry?: Provenance;
 }
 
 export interface HttpServerDefinition {
@@ -40,6 +43,8 @@ export interface HttpServerDefinition {
   /** Which protocol era to speak; absent means 'auto' (probe with server/discover). */
   readonly protocolEra?: ProtocolEraSetting;
   readonly source: ConfigSource;
+  /** The MCP registry entry it was added from (`gallery` + `version`, as VS Code writes them). */
+  readonly registry?: Provenance;
 }
 
 export interface OAuthClientDefinition {
@@ -283,6 +288,7 @@ function parseServerEntry(
         envFile: parsed.data.envFile,
         cwd: parsed.data.cwd,
         ...(parsed.data.protocolEra !== undefined ? { protocolEra: parsed.data.protocolEra } : {}),
+        ...registryOf(entry),
         source,
       },
     };
@@ -307,9 +313,15 @@ function parseServerEntry(
       headers: parsed.data.headers ?? {},
       oauth: oauth ? { clientId: oauth.clientId, clientSecret: oauth.clientSecret, scopes: oauth.scopes } : undefined,
       ...(parsed.data.protocolEra !== undefined ? { protocolEra: parsed.data.protocolEra } : {}),
+      ...registryOf(entry),
       source,
     },
   };
+}
+
+function registryOf(entry: Record<string, unknown>): { registry?: Provenance } {
+  const registry = provenanceOf(entry);
+  return registry ? { registry } : {};
 }
 
 function nodeValue(node: JsonNode): unknown {

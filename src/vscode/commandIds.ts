@@ -15,6 +15,8 @@ export const Commands = {
   showLogs: 'mcpHost.showLogs',
   openConfiguration: 'mcpHost.openConfiguration',
   addServer: 'mcpHost.addServer',
+  browseServers: 'mcpHost.browseServers',
+  checkForUpdates: 'mcpHost.checkForUpdates',
   importServers: 'mcpHost.importServers',
   editInput: 'mcpHost.editInput',
   forgetInputs: 'mcpHost.forgetInputs',

@@ -382,6 +382,7 @@ export function serverTooltip(server: ServerConnection): vscode.MarkdownString {
   else if (def) lines.push(`${def.type === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'}: ${withoutCredentials(def.url)}`);
   const origin = server.source.kind === 'user' ? 'user settings (mcpHost.servers)' : server.source.label ? `${server.source.label}: ${server.source.file}` : server.source.file;
   lines.push(`Origin: ${origin}`);
+  if (def?.registry) lines.push(`Registry: \`${def.registry.name}@${def.registry.version}\` (${def.registry.registry})`);
   return markdown(lines.map((line) => server.redact(line)));
 }
 

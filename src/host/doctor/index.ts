@@ -65,7 +65,9 @@ function configCheck(subject: DoctorSubject): DoctorCheck {
       fix: `Fix ${problem.field ? `"${problem.field}"` : 'the entry'} in ${where}; the server cannot start until then.`,
     };
   }
-  return { id: 'config', title, status: 'pass', detail: `Read from ${file} (${subject.definition.type}).` };
+  const registry = subject.definition.registry;
+  const from = registry ? `; registry: ${registry.name}@${registry.version} (${registry.registry})` : '';
+  return { id: 'config', title, status: 'pass', detail: `Read from ${file} (${subject.definition.type})${from}.` };
 }
 
 const skipped = (id: DoctorCheck['id'], title: string, why: string): DoctorCheck => ({ id, title, status: 'skip', detail: `Skipped: ${why}.` });

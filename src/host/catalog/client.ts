@@ -1,0 +1,169 @@
+// A client of the MCP Registry API (the official registry, or a company's own sub-registry):
+// search with cursor paging, one server's versions, one version's server.json. The registry is
+// another party's server: its answers are read with a byte limit, a timeout, and redirects only
+// within its own origin.
+import { networkError } from '../../transport/httpShared';
+import { errorMessage } from '../../util/errorMessage';
+import { parseEntry, parseList, type CatalogEntry, type ParsedList } from './serverJson';
+
+export const OFFICIAL_REGISTRY_URL = 'https://registry.modelcontextprotocol.io';
+
+/** The registry answers we read at most: a page of a few hundred server.json documents fits easily. */
+export const MAX_REGISTRY_RESPONSE_BYTES = 4 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 15_000;
+const MAX_REDIRECTS = 5;
+
+export interface RegistryClientOptions {
+  /** Headers sent with every request (a private registry's key); values already resolved. */
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+  readonly maxBytes?: number;
+}
+
+/** Why a registry could not answer; its message names the registry and never holds a header value. */
+export class RegistryError extends Error {
+  constructor(
+    message: string,
+    readonly status?: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'RegistryError';
+  }
+}
+
+/** `/v0.1` is the frozen API; registries deployed before it (and older copies of the code) only have `/v0`. */
+type ApiPrefix = '/v0.1' | '/v0';
+
+export class RegistryClient {
+  readonly baseUrl: string;
+  private prefix: Promise<ApiPrefix> | undefined;
+  /** Answers by path for this session: browsing the same query twice asks the registry once. */
+  private readonly cache = new Map<string, Promise<unknown>>();
+
+  constructor(
+    baseUrl: string,
+    private readonly options: RegistryClientOptions = {},
+  ) {
+    this.baseUrl = normaliseRegistryUrl(baseUrl);
+  }
+
+  /** One page of the latest versions whose name contains `query` (all servers when it is empty). */
+  async search(query: string, options: { cursor?: string; limit?: number } = {}): Promise<ParsedList> {
+    const params = new URLSearchParams();
+    if (query.trim()) params.set('search', query.trim());
+    params.set('version', 'latest');
+    if (options.cursor) params.set('cursor', options.cursor);
+    params.set('limit', String(options.limit ?? 30));
+    return this.list(`/servers?${params.toString()}`);
+  }
+
+  /** Every published version of one server, newest first (as the registry orders them). */
+  async versions(name: string): Promise<CatalogEntry[]> {
+    return (await this.list(`/servers/${encodeURIComponent(name)}/versions`)).entries;
+  }
+
+  /** One version of one server (`latest` for the newest). */
+  async get(name: string, version = 'latest'): Promise<CatalogEntry> {
+    return parseEntry(await this.getJson(`/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}`));
+  }
+
+  private async list(path: string): Promise<ParsedList> {
+    const parsed = parseList(await this.getJson(path));
+    if ('error' in parsed) throw new RegistryError(`Registry ${this.baseUrl}: ${parsed.error}`);
+    return parsed;
+  }
+
+  private async getJson(path: string): Promise<unknown> {
+    const prefix = await this.apiPrefix();
+    const key = prefix + path;
+    let pending = this.cache.get(key);
+    if (!pending) {
+      pending = this.fetchJson(new URL(this.baseUrl + key));
+      this.cache.set(key, pending);
+      // A failure is not remembered: the next try asks again.
+      pending.catch(() => this.cache.delete(key));
+    }
+    return pending;
+  }
+
+  /** `/v0.1` when the registry has it, else `/v0`; asked once. */
+  private apiPrefix(): Promise<ApiPrefix> {
+    this.prefix ??= this.fetchJson(new URL(`${this.baseUrl}/v0.1/servers?limit=1`)).then(
+      () => '/v0.1' as const,
+      (err: unknown) => {
+        if (err instanceof RegistryError && err.status === 404) return '/v0' as const;
+        this.prefix = undefined;
+        throw err;
+      },
+    );
+    return this.prefix;
+  }
+
+  private async fetchJson(url: URL): Promise<unknown> {
+    const origin = url.origin;
+    const signal = AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    let current = url;
+    for (let hop = 0; ; hop++) {
+      let res: Response;
+      try {
+        res = await fetch(current, { headers: { accept: 'application/json', ...this.options.headers }, redirect: 'manual', signal });
+      } catch (err) {
+        if (signal.aborted) throw new RegistryError(`Registry ${this.baseUrl} did not answer within ${(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s`, undefined, { cause: err });
+        const detail = networkError({ label: 'registry', shownUrl: this.baseUrl }, 'GET', err).message;
+        throw new RegistryError(`Registry ${this.baseUrl} cannot be reached: ${detail.slice(detail.indexOf('(GET): ') + 1 ? detail.indexOf('(GET): ') + 7 : 0)}`, undefined, { cause: err });
+      }
+      if (res.status >= 300 && res.status < 400 && res.headers.has('location')) {
+        await res.body?.cancel();
+        const location = res.headers.get('location')!;
+        const next = URL.canParse(location, current.href) ? new URL(location, current.href) : undefined;
+        if (!next || next.origin !== origin) throw new RegistryError(`Registry ${this.baseUrl} redirected to another origin (${next?.origin ?? 'an invalid URL'}); not followed`, res.status);
+        if (hop >= MAX_REDIRECTS) throw new RegistryError(`Registry ${this.baseUrl} redirected more than ${MAX_REDIRECTS} times`, res.status);
+        current = next;
+        continue;
+      }
+      if (!res.ok) {
+        await res.body?.cancel();
+        const hint = res.status === 401 || res.status === 403 ? ' (a private registry needs its header: mcpHost.registries[].headers)' : res.status === 404 ? ' (not found)' : '';
+        throw new RegistryError(`Registry ${this.baseUrl} answered HTTP ${res.status} for ${current.pathname}${hint}`, res.status);
+      }
+      const text = await readBounded(res, this.options.maxBytes ?? MAX_REGISTRY_RESPONSE_BYTES, this.baseUrl);
+      try {
+        return JSON.parse(text) as unknown;
+      } catch (err) {
+        throw new RegistryError(`Registry ${this.baseUrl} answered with invalid JSON for ${current.pathname}: ${errorMessage(err)}`);
+      }
+    }
+  }
+}
+
+/** The body as text, counted while it arrives and cut off (as an error) past `maxBytes`. */
+async function readBounded(res: Response, maxBytes: number, registry: string): Promise<string> {
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel();
+      throw new RegistryError(`Registry ${registry} sent an answer larger than ${Math.round(maxBytes / 1024)} KiB; not read`);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `https://r.example/` and `https://r.example` are one registry; the API paths are added by the client. */
+export function normaliseRegistryUrl(url: string): string {
+  const trimmed = url.trim();
+  if (!URL.canParse(trimmed) || !/^https?:$/.test(new URL(trimmed).protocol)) {
+    throw new RegistryError(`Registry URL ${JSON.stringify(trimmed)} is not an http:// or https:// URL`);
+  }
+  const parsed = new URL(trimmed);
+  let path = parsed.pathname;
+  while (path.endsWith('/')) path = path.slice(0, -1);
+  return `${parsed.origin}${path}`;
+}

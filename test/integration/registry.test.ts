@@ -1,0 +1,133 @@
+// Browse Servers… and Check for Updates in a real VS Code, against the fixture registry
+// (test/fixtures/registry/registry.mjs, a real HTTP server in its own process): the server is
+// found, Add asks for its secret, the entry lands in mcp.json with ${input:}, the server runs with
+// the secret in its environment, and the secret is kept in SecretStorage only (not asked again).
+import * as assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { McpHostApi } from '../../src/extension';
+import { REPO_ROOT, activateExtension, waitFor, waitForState } from './helpers';
+import { ScriptedPerson, testHooks } from './usagePrompter';
+
+const REGISTRY_SCRIPT = path.join(REPO_ROOT, 'test', 'fixtures', 'registry', 'registry.mjs');
+const GOOD_SERVER = path.join(REPO_ROOT, 'test', 'fixtures', 'good-server.mjs');
+
+function startRegistry(): Promise<{ child: ChildProcess; base: string }> {
+  const child = spawn(process.execPath, [REGISTRY_SCRIPT], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      out += chunk;
+      const match = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (match) resolve({ child, base: match[1] });
+    });
+    child.once('exit', (code) => reject(new Error(`fixture registry exited (${code}): ${out}`)));
+  });
+}
+
+describe('MCP registry: Browse Servers… and Check for Updates', function () {
+  this.timeout(120_000);
+  let api: McpHostApi;
+  let registry: { child: ChildProcess; base: string };
+  let mcpJsonPath: string;
+  let originalMcpJson: string;
+
+  before(async () => {
+    api = await activateExtension();
+    registry = await startRegistry();
+    mcpJsonPath = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'mcp.json');
+    originalMcpJson = fs.readFileSync(mcpJsonPath, 'utf8');
+    await vscode.workspace.getConfiguration('mcpHost').update('registries', [registry.base], vscode.ConfigurationTarget.Global);
+  });
+
+  after(async () => {
+    fs.writeFileSync(mcpJsonPath, originalMcpJson);
+    await vscode.workspace.getConfiguration('mcpHost').update('registries', undefined, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('mcpHost.forgetInputs');
+    await api.controller.reload();
+    registry.child.kill('SIGTERM');
+  });
+
+  it('Browse finds a server; Add asks for its secret; the entry has ${input:}; the server runs; the secret is in SecretStorage only', async () => {
+    const secret = 'ek-live-7f3a9c1e5b2d';
+    const person = new ScriptedPerson()
+      .once('browse.server', /Everything \(with a key\)/)
+      .once('browse.target', /workspace/)
+      .once('input:everything-with-key-EVERYTHING_API_KEY', secret);
+    const hooks = await testHooks();
+    hooks.setPrompter(person);
+    try {
+      const name = await vscode.commands.executeCommand<string>('mcpHost.browseServers', { query: 'everything' });
+      assert.equal(name, 'everything-with-key');
+      // The list showed what each server needs, and the malformed/deprecated ones are not in this query.
+      const listed = person.questions('browse.server')[0];
+      const row = listed.method === 'pick' ? listed.items.find((i) => /with a key/.test(i.label)) : undefined;
+      assert.match(row?.detail ?? '', /needs EVERYTHING_API_KEY \(secret\)/);
+      assert.match(row?.description ?? '', /^2026\.8\.31/);
+      const asked = person.questions('input:everything-with-key-EVERYTHING_API_KEY');
+      assert.equal(asked.length, 1);
+      assert.equal(asked[0].method === 'input' && asked[0].options.password, true, 'typed as a password');
+
+      const written = fs.readFileSync(mcpJsonPath, 'utf8');
+      assert.match(written, /\/\/ Fixture workspace/, 'comments kept');
+      assert.ok(!written.includes(secret), 'the secret is not in mcp.json');
+      const entry = (JSON.parse(written.replace(/^\s*\/\/.*$/gm, '')) as { servers: Record<string, unknown>; inputs: unknown[] }).servers['everything-with-key'];
+      assert.deepEqual(entry, {
+        type: 'stdio',
+        command: 'npx',
+        args: ['-y', '@modelcontextprotocol/server-everything@2026.8.31'],
+        env: { EVERYTHING_API_KEY: '${input:everything-with-key-EVERYTHING_API_KEY}' },
+        gallery: `${registry.base}/v0.1/servers/io.github.mcp-host%2Feverything-with-key`,
+        version: '2026.8.31',
+      });
+
+      const s = await waitForState(api, 'everything-with-key', 'running', 90_000);
+      const result = await s.callTool('get-env', {});
+      assert.ok(JSON.stringify(result.content).includes(secret), 'the server got the secret in its environment');
+      assert.equal(person.questions('input:everything-with-key-EVERYTHING_API_KEY').length, 1, 'not asked again at start: it was read from SecretStorage');
+      const tooltip = api.tree.getTreeItem({ kind: 'server', server: s }).tooltip as vscode.MarkdownString;
+      assert.match(tooltip.value, /Registry: `io\.github\.mcp-host\/everything-with-key@2026\.8\.31`/);
+      assert.ok(!tooltip.value.includes(secret));
+      assert.ok(!api.controller.recentLog(s.id).join('\n').includes(secret), 'the secret is not in the log');
+      // Browsing again: the list says it is configured (dismissed without adding).
+      person.once('browse.server', undefined);
+      assert.equal(await vscode.commands.executeCommand('mcpHost.browseServers', { query: 'everything-with-key' }), undefined);
+      const again = person.questions('browse.server')[1];
+      const configuredRow = again.method === 'pick' ? again.items.find((i) => /with a key/.test(i.label)) : undefined;
+      assert.match(configuredRow?.description ?? '', /configured as everything-with-key@2026\.8\.31/);
+      assert.match(configuredRow?.label ?? '', /^\$\(check\) /);
+      assert.deepEqual(person.problems, []);
+    } finally {
+      hooks.setPrompter(undefined);
+    }
+  });
+
+  it('Check for Updates finds a newer version and moves the pin in mcp.json', async () => {
+    const text = fs.readFileSync(mcpJsonPath, 'utf8').replace(
+      /"servers": \{/,
+      `"servers": {\n    "old-everything": {"command": ${JSON.stringify(process.execPath)}, "args": [${JSON.stringify(GOOD_SERVER)}, "@modelcontextprotocol/server-everything@2025.9.25"], "gallery": "${registry.base}/v0.1/servers/io.modelcontextprotocol%2Feverything", "version": "2025.9.25"},`,
+    );
+    fs.writeFileSync(mcpJsonPath, text);
+    await api.controller.reload();
+    await waitFor(() => api.controller.registry.findByName('old-everything'), 'old-everything configured');
+    const person = new ScriptedPerson().once('updates.pick', 'keep');
+    const hooks = await testHooks();
+    hooks.setPrompter(person);
+    try {
+      const updated = await vscode.commands.executeCommand<string[]>('mcpHost.checkForUpdates');
+      assert.deepEqual(updated, ['old-everything']);
+      const offered = person.questions('updates.pick')[0];
+      assert.match(offered.method === 'pickMany' ? (offered.items[0].description ?? '') : '', /2025\.9\.25 → 2026\.8\.31/);
+      const after = fs.readFileSync(mcpJsonPath, 'utf8');
+      assert.match(after, /server-everything@2026\.8\.31"/);
+      assert.match(after, /"version": "2026\.8\.31"/);
+      assert.doesNotMatch(after, /2025\.9\.25/);
+      assert.match(after, /\/\/ Fixture workspace/, 'comments kept');
+      assert.deepEqual(person.problems, []);
+    } finally {
+      hooks.setPrompter(undefined);
+    }
+  });
+});
