@@ -57,6 +57,9 @@ const USAGE = `Usage:
                                                           starting, with a fix for each failed line;
                                                           every server of the file without --server
                                                           (also -- CMD, --url URL; mcp-host doctor --help)
+  mcp-host serve --config FILE [--server NAME]... [--port N] [--token T|--token-file F]
+                                                          share the servers with other MCP clients over
+                                                          loopback HTTP (mcp-host serve --help)
   mcp-host conformance SERVER_URL   (the client of the official MCP conformance suite)
   mcp-host --help
 
@@ -285,6 +288,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'report') return (await import('./report')).runReport(argv.slice(1), io);
   // The doctor: a checklist of what keeps a server from starting (src/cli/doctor.ts).
   if (argv[0] === 'doctor') return (await import('./doctor')).runDoctor(argv.slice(1), io);
+  // The gateway: the configured servers shared with other MCP clients (src/cli/serve.ts).
+  if (argv[0] === 'serve') return (await import('./serve')).runServe(argv.slice(1), io);
   // Every message on stderr is redacted: credential forms always, this run's secret values once known.
   const redactor = new Redactor();
   const rawStderr = io.stderr;

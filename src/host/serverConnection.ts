@@ -4,6 +4,7 @@ import { parse as parseDotenv } from 'dotenv';
 import { McpClient, type ClientRequestHandlers } from '../protocol/client';
 import { McpError, ConnectionClosedError, describeClose } from '../protocol/errors';
 import type { RequestOptions } from '../protocol/connection';
+import * as z from '../protocol/zod';
 import { ClosedOnEraProbeError, type ProtocolEra, type ProtocolEraSetting } from '../protocol/era';
 import type { TaskCallOptions, TaskInfo } from '../protocol/tasks';
 import type {
@@ -287,6 +288,14 @@ export class ServerConnection implements Disposable {
     options?: RequestOptions,
   ): Promise<CompleteResult> {
     return this.runningClient().complete(ref, argument, context, options);
+  }
+
+  /**
+   * Sends any request of another client (the gateway) the way our own go, era rules included, and
+   * returns its result unchecked: the other client validates it.
+   */
+  relayRequest(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.runningClient().sendRequest(method, params, z.record(z.string(), z.unknown()), options);
   }
 
   /** Tells the running server the workspace roots changed; nothing to tell when it is not running. */
