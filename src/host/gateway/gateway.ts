@@ -190,7 +190,7 @@ export class Gateway implements Disposable {
     if (state.kind !== 'running') return respondError(res, 503, id, ErrorCode.InternalError, `server "${entry.name}" is not running (${state.kind})`);
     const p = isRecord(params) ? params : {};
     const version = negotiateVersion(typeof p.protocolVersion === 'string' ? p.protocolVersion : undefined);
-    const clientInfo = isRecord(p.clientInfo) && typeof p.clientInfo.name === 'string' ? p.clientInfo.name : 'unknown client';
+    const clientInfo = isRecord(p.clientInfo) && typeof p.clientInfo.name === 'string' ? p.clientInfo.name.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 80) : 'unknown client';
     const session = new GatewaySession(randomUUID(), entry.name, entry.connection, version, clientInfo, isRecord(p.capabilities) ? p.capabilities : {}, this.options.isToolDisabled);
     this.sessions.set(session.id, session);
     const result = {

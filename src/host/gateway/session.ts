@@ -171,7 +171,7 @@ export class GatewaySession {
         progressToken === undefined
           ? undefined
           : (update) => writeEvent(call.stream, { jsonrpc: '2.0', method: 'notifications/progress', params: { ...update, progressToken } }),
-    });
+    }, { via: 'gateway', name: this.clientName });
     if (method === 'tools/list' && Array.isArray(result.tools) && this.isToolDisabled) {
       return { ...result, tools: result.tools.filter((t) => !(isRecord(t) && typeof t.name === 'string' && this.isToolDisabled!(this.serverName, t.name))) };
     }
