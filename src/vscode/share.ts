@@ -1,0 +1,106 @@
+// Sharing with the editor's chat: the servers a person chose (mcpHost.share) are offered to VS Code's
+// MCP layer through a definition provider whose definitions point at this window's gateway. VS Code
+// then connects over HTTP to the server MCP Host already runs, instead of starting a second copy.
+import * as vscode from 'vscode';
+import type { ClientRequestHandlers } from '../protocol/client';
+import { Gateway } from '../host/gateway/gateway';
+import { isToolDisabled, readShareSetting, shareDecision, type ShareDecision } from '../host/gateway/sharing';
+import type { ServerConnection } from '../host/serverConnection';
+import type { HostController } from './hostController';
+
+/** The provider id, also in package.json's contributes.mcpServerDefinitionProviders. */
+export const MCP_PROVIDER_ID = 'mcpHost.sharedServers';
+
+// The API exists since VS Code 1.101; our engine and @types/vscode are 1.100, so its shape is
+// declared here and looked up at run time.
+interface McpServerDefinitionProviderLike {
+  readonly onDidChangeMcpServerDefinitions?: vscode.Event<void>;
+  provideMcpServerDefinitions(token: vscode.CancellationToken): unknown[] | Promise<unknown[]>;
+}
+interface LmWithMcp {
+  registerMcpServerDefinitionProvider(id: string, provider: McpServerDefinitionProviderLike): vscode.Disposable;
+}
+type McpHttpServerDefinitionCtor = new (label: string, uri: vscode.Uri, headers?: Record<string, string>, version?: string) => unknown;
+
+function mcpApi(): { lm: LmWithMcp; Http: McpHttpServerDefinitionCtor } | undefined {
+  const api = vscode as unknown as { lm?: Partial<LmWithMcp>; McpHttpServerDefinition?: McpHttpServerDefinitionCtor };
+  if (typeof api.lm?.registerMcpServerDefinitionProvider !== 'function' || typeof api.McpHttpServerDefinition !== 'function') return undefined;
+  return { lm: api.lm as LmWithMcp, Http: api.McpHttpServerDefinition };
+}
+
+/** Whether this VS Code can be offered servers (1.101 and later). */
+export function canShareWithChat(): boolean {
+  return mcpApi() !== undefined;
+}
+
+/** What the tree shows about a server's sharing. */
+export function shareState(server: Pick<ServerConnection, 'name' | 'source'>): ShareDecision {
+  return shareDecision(readShareSetting(vscode.workspace.getConfiguration('mcpHost').get('share')), server);
+}
+
+export class SharedServers implements vscode.Disposable {
+  readonly gateway: Gateway;
+  private readonly changed = new vscode.EventEmitter<void>();
+  private readonly disposables: vscode.Disposable[] = [];
+  private listening: Promise<number> | undefined;
+
+  constructor(private readonly controller: HostController) {
+    this.gateway = new Gateway({
+      isToolDisabled: (server, tool) => isToolDisabled(vscode.workspace.getConfiguration('mcpHost').get('tools.disabled'), server, tool),
+    });
+  }
+
+  /** Registers the provider when this VS Code has the API; otherwise nothing is shared. */
+  register(): vscode.Disposable[] {
+    const api = mcpApi();
+    if (!api) return [this];
+    const provider: McpServerDefinitionProviderLike = {
+      onDidChangeMcpServerDefinitions: this.changed.event,
+      provideMcpServerDefinitions: () => this.definitions(api.Http),
+    };
+    this.disposables.push(
+      api.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider),
+      this.controller.registry.onDidChangeState(() => this.update()),
+      this.controller.registry.onDidChangeServers(() => this.update()),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('mcpHost.share')) this.update();
+      }),
+    );
+    this.update();
+    return [this];
+  }
+
+  /** A gateway client's sampling or elicitation goes back to it; the person's own to the editor. */
+  handlers(server: { readonly name: string }, editor: ClientRequestHandlers): ClientRequestHandlers {
+    return this.gateway.serverRequestHandlers(server.name, editor);
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) d.dispose();
+    this.changed.dispose();
+    void this.gateway.close();
+  }
+
+  private sharedServers(): ServerConnection[] {
+    return this.controller.registry.servers.filter((s) => shareState(s) === 'shared');
+  }
+
+  private update(): void {
+    const shared = this.sharedServers();
+    const names = new Set(shared.map((s) => s.name));
+    for (const server of this.controller.registry.servers) if (!names.has(server.name)) this.gateway.unshare(server.name);
+    if (shared.length > 0 && !this.listening) this.listening = this.gateway.listen();
+    for (const server of shared) this.gateway.share(server);
+    this.changed.fire();
+  }
+
+  private async definitions(Http: McpHttpServerDefinitionCtor): Promise<unknown[]> {
+    if (!this.listening) return [];
+    await this.listening;
+    // The token travels in the definition's headers only: never in the URL, a log or the tree.
+    const headers = { Authorization: `Bearer ${this.gateway.token}` };
+    return this.sharedServers()
+      .filter((s) => s.state.kind === 'running')
+      .map((s) => new Http(`${s.name} (MCP Host)`, vscode.Uri.parse(this.gateway.urlOf(s.name)), headers, s.state.kind === 'running' ? s.state.serverInfo.version : undefined));
+  }
+}
