@@ -43,6 +43,8 @@ export class SharedServers implements vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   private readonly disposables: vscode.Disposable[] = [];
   private listening: Promise<number> | undefined;
+  /** What VS Code was last given (labels and URLs, no token): for the integration test and the tree. */
+  lastProvided: Array<{ label: string; url: string }> = [];
 
   constructor(private readonly controller: HostController) {
     this.gateway = new Gateway({
@@ -99,8 +101,8 @@ export class SharedServers implements vscode.Disposable {
     await this.listening;
     // The token travels in the definition's headers only: never in the URL, a log or the tree.
     const headers = { Authorization: `Bearer ${this.gateway.token}` };
-    return this.sharedServers()
-      .filter((s) => s.state.kind === 'running')
-      .map((s) => new Http(`${s.name} (MCP Host)`, vscode.Uri.parse(this.gateway.urlOf(s.name)), headers, s.state.kind === 'running' ? s.state.serverInfo.version : undefined));
+    const running = this.sharedServers().filter((s) => s.state.kind === 'running');
+    this.lastProvided = running.map((s) => ({ label: `${s.name} (MCP Host)`, url: this.gateway.urlOf(s.name) }));
+    return running.map((s) => new Http(`${s.name} (MCP Host)`, vscode.Uri.parse(this.gateway.urlOf(s.name)), headers, s.state.kind === 'running' ? s.state.serverInfo.version : undefined));
   }
 }
