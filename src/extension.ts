@@ -61,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
     tasks,
     ...registerUsage(context, controller, tasks),
     ...registerTrafficView(controller),
-    ...sharing.register(),
+    ...sharing.register(() => tree.refresh()),
   );
   const host = controller;
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.reload());

@@ -6,6 +6,7 @@ import type { ClientRequestHandlers } from '../protocol/client';
 import { Gateway } from '../host/gateway/gateway';
 import { isToolDisabled, readShareSetting, shareDecision, type ShareDecision } from '../host/gateway/sharing';
 import type { ServerConnection } from '../host/serverConnection';
+import { Commands } from './commandIds';
 import type { HostController } from './hostController';
 
 /** The provider id, also in package.json's contributes.mcpServerDefinitionProviders. */
@@ -38,6 +39,32 @@ export function shareState(server: Pick<ServerConnection, 'name' | 'source'>): S
   return shareDecision(readShareSetting(vscode.workspace.getConfiguration('mcpHost').get('share')), server);
 }
 
+/** The tree's note on a server: shared, or left out because VS Code runs its own copy. */
+export function shareNote(server: Pick<ServerConnection, 'name' | 'source'>): string | undefined {
+  if (!canShareWithChat()) return undefined;
+  const state = shareState(server);
+  if (state === 'shared') return vscode.l10n.t('shared with chat');
+  if (state === 'defined-by-vscode') return vscode.l10n.t('not shared: VS Code runs its own copy');
+  return undefined;
+}
+
+/** Shares a server (as a name in mcpHost.share) or stops sharing it; "all" becomes the list it meant. */
+async function toggleShare(controller: HostController, server: ServerConnection): Promise<void> {
+  const config = vscode.workspace.getConfiguration('mcpHost');
+  const shared = controller.registry.servers.filter((s) => shareState(s) === 'shared').map((s) => s.name);
+  const next = shared.includes(server.name) ? shared.filter((n) => n !== server.name) : [...shared, server.name];
+  await config.update('share', next.length > 0 ? next : 'none', vscode.ConfigurationTarget.Workspace);
+}
+
+/** Adds or removes `server/tool` in mcpHost.tools.disabled. */
+async function toggleTool(serverName: string, toolName: string): Promise<void> {
+  const config = vscode.workspace.getConfiguration('mcpHost');
+  const disabled = config.get<unknown[]>('tools.disabled', []).filter((v): v is string => typeof v === 'string');
+  const key = `${serverName}/${toolName}`;
+  const next = disabled.includes(key) ? disabled.filter((v) => v !== key) : [...disabled, key];
+  await config.update('tools.disabled', next, vscode.ConfigurationTarget.Workspace);
+}
+
 export class SharedServers implements vscode.Disposable {
   readonly gateway: Gateway;
   private readonly changed = new vscode.EventEmitter<void>();
@@ -53,9 +80,21 @@ export class SharedServers implements vscode.Disposable {
   }
 
   /** Registers the provider when this VS Code has the API; otherwise nothing is shared. */
-  register(): vscode.Disposable[] {
+  register(refreshTree: () => void): vscode.Disposable[] {
+    const commands = [
+      vscode.commands.registerCommand(Commands.toggleShareWithChat, (node?: { server?: ServerConnection }) => {
+        if (!canShareWithChat()) return vscode.window.showInformationMessage(vscode.l10n.t('Sharing with the chat needs VS Code 1.101 or later.'));
+        return node?.server ? toggleShare(this.controller, node.server) : undefined;
+      }),
+      vscode.commands.registerCommand(Commands.toggleToolForChat, (node?: { server?: ServerConnection; tool?: { name: string } }) =>
+        node?.server && node.tool ? toggleTool(node.server.name, node.tool.name) : undefined,
+      ),
+      vscode.workspace.onDidChangeConfiguration((e) => {
+        if (e.affectsConfiguration('mcpHost.share') || e.affectsConfiguration('mcpHost.tools.disabled')) refreshTree();
+      }),
+    ];
     const api = mcpApi();
-    if (!api) return [this];
+    if (!api) return [this, ...commands];
     const provider: McpServerDefinitionProviderLike = {
       onDidChangeMcpServerDefinitions: this.changed.event,
       provideMcpServerDefinitions: () => this.definitions(api.Http),
@@ -69,7 +108,7 @@ export class SharedServers implements vscode.Disposable {
       }),
     );
     this.update();
-    return [this];
+    return [this, ...commands];
   }
 
   /** A gateway client's sampling or elicitation goes back to it; the person's own to the editor. */
