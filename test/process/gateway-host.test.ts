@@ -55,6 +55,23 @@ describe('the gateway in front of a ServerConnection', () => {
     assert.equal(buildTrafficModel([source], { via: 'host', method: 'tools/call' }).rows.length, 1);
   });
 
+  test("a client's cancellation reaches the server as notifications/cancelled for the relayed call", async () => {
+    const abort = new AbortController();
+    const call = client.callTool({ name: 'slow', arguments: { ms: 10_000 } }, undefined, { signal: abort.signal });
+    await new Promise((r) => setTimeout(r, 200));
+    abort.abort();
+    await assert.rejects(call);
+    const deadline = Date.now() + 5000;
+    let row;
+    while (Date.now() < deadline) {
+      row = buildTimeline(server.traffic.entries()).find((r) => r.method === 'tools/call' && JSON.stringify(r.first).includes('"slow"'));
+      if (row?.status === 'cancelled') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    assert.equal(row?.status, 'cancelled');
+    assert.deepEqual(row?.origin, { via: 'gateway', name: 'chat-agent' });
+  });
+
   test('a disabled tool is not listed and is refused with a message naming it', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes('echo'));
