@@ -23,7 +23,14 @@ interface LmWithMcp {
 }
 type McpHttpServerDefinitionCtor = new (label: string, uri: vscode.Uri, headers?: Record<string, string>, version?: string) => unknown;
 
+/** The API is final from 1.101; 1.100 has a proposed one of the same name that throws for us. */
+function atLeast1101(version: string): boolean {
+  const [major, minor] = version.split('.').map((n) => Number.parseInt(n, 10));
+  return major > 1 || (major === 1 && minor >= 101);
+}
+
 function mcpApi(): { lm: LmWithMcp; Http: McpHttpServerDefinitionCtor } | undefined {
+  if (!atLeast1101(vscode.version)) return undefined;
   const api = vscode as unknown as { lm?: Partial<LmWithMcp>; McpHttpServerDefinition?: McpHttpServerDefinitionCtor };
   if (typeof api.lm?.registerMcpServerDefinitionProvider !== 'function' || typeof api.McpHttpServerDefinition !== 'function') return undefined;
   return { lm: api.lm as LmWithMcp, Http: api.McpHttpServerDefinition };
@@ -99,8 +106,15 @@ export class SharedServers implements vscode.Disposable {
       onDidChangeMcpServerDefinitions: this.changed.event,
       provideMcpServerDefinitions: () => this.definitions(api.Http),
     };
+    let registration: vscode.Disposable;
+    try {
+      registration = api.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider);
+    } catch {
+      // A VS Code whose API differs from the one declared above: nothing is shared.
+      return [this, ...commands];
+    }
     this.disposables.push(
-      api.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, provider),
+      registration,
       this.controller.registry.onDidChangeState(() => this.update()),
       this.controller.registry.onDidChangeServers(() => this.update()),
       vscode.workspace.onDidChangeConfiguration((e) => {
