@@ -11,6 +11,7 @@ import { registerRegistryCommands } from './vscode/registryCommands';
 import { registerDoctor } from './vscode/doctor';
 import { registerServerReport } from './vscode/serverReport';
 import { registerTrafficView } from './vscode/traffic';
+import { SharedServers } from './vscode/share';
 
 /** What the extension exports: used by its integration tests and by other extensions. */
 export interface McpHostApi {
@@ -24,6 +25,8 @@ export interface McpHostApi {
   readonly logDirectory: string;
   /** This extension's global storage folder (other extensions', such as Cline's, are its siblings). */
   readonly globalStorageDirectory: string;
+  /** The servers shared with the chat, and the gateway they are reached through. */
+  readonly sharing: SharedServers;
 }
 
 let controller: HostController | undefined;
@@ -35,7 +38,11 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
   const mainLog = vscode.window.createOutputChannel('MCP Host', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection('mcpHost');
   controller = new HostController(context, mainLog, diagnostics);
-  controller.handlersFor = createServerRequestHandlers(context, controller);
+  // Servers the person shares with the chat (src/vscode/share.ts): a gateway client's sampling or
+  // elicitation goes back to that client, the rest to the editor's own handlers.
+  const sharing = new SharedServers(controller);
+  const editorHandlers = createServerRequestHandlers(context, controller);
+  controller.handlersFor = (server) => sharing.handlers(server, editorHandlers(server));
   // The tasks run by hand: listed in the tree, run and cancelled by the tool features.
   const tasks = new TaskList();
   const tree = new ServerTreeProvider(controller.registry, tasks);
@@ -56,12 +63,13 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
     tasks,
     ...registerUsage(context, controller, tasks),
     ...registerTrafficView(controller),
+    ...sharing.register(() => tree.refresh()),
   );
   const host = controller;
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.reload());
   const activationMs = performance.now() - started;
   mainLog.info(`Activated in ${activationMs.toFixed(1)} ms`);
-  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath, globalStorageDirectory: context.globalStorageUri.fsPath };
+  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath, globalStorageDirectory: context.globalStorageUri.fsPath, sharing };
 }
 
 export async function deactivate(): Promise<void> {

@@ -66,6 +66,9 @@ const USAGE = `Usage:
                                                           \${input:} (mcp-host add --help)
   mcp-host list --registry NAME[@VERSION]                 tries a registry server without adding it
                                                           (secrets from the environment)
+  mcp-host serve --config FILE [--server NAME]... [--port N] [--token T|--token-file F]
+                                                          share the servers with other MCP clients over
+                                                          loopback HTTP (mcp-host serve --help)
   mcp-host conformance SERVER_URL   (the client of the official MCP conformance suite)
   mcp-host --help
 
@@ -294,6 +297,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'report') return (await import('./report')).runReport(argv.slice(1), io);
   // The doctor: a checklist of what keeps a server from starting (src/cli/doctor.ts).
   if (argv[0] === 'doctor') return (await import('./doctor')).runDoctor(argv.slice(1), io);
+  // The gateway: the configured servers shared with other MCP clients (src/cli/serve.ts).
+  if (argv[0] === 'serve') return (await import('./serve')).runServe(argv.slice(1), io);
   // An MCP registry: search, add, list --registry NAME (src/cli/registry.ts).
   const registry = await import('./registry');
   if (registry.isRegistryCommand(argv)) return registry.runRegistryCommand(argv, io, runCli);

@@ -1,9 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { McpClient, type ClientRequestHandlers } from '../protocol/client';
 import { McpError, ConnectionClosedError, describeClose } from '../protocol/errors';
 import type { RequestOptions } from '../protocol/connection';
+import * as z from '../protocol/zod';
 import { ClosedOnEraProbeError, type ProtocolEra, type ProtocolEraSetting } from '../protocol/era';
 import type { TaskCallOptions, TaskInfo } from '../protocol/tasks';
 import type {
@@ -34,7 +36,10 @@ import { explainStartFailure } from './startFailure';
 import { RestartPolicy, type RestartPolicyOptions } from './restartPolicy';
 import { Redactor, definitionSecrets, headerSecretValues, isCredentialHeader, looksSecret, redactingLogger, tokenArgumentValues } from './redact';
 import { resolveInputs, secretValues, substitute, VariableError, type InputResolver } from './variables';
-import { TrafficRecorder, type TrafficDirection } from './traffic';
+import { TrafficRecorder, type TrafficDirection, type TrafficOrigin } from './traffic';
+
+/** The gateway client a relayed request is sent for, across the awaits of sending it. */
+const relayOrigin = new AsyncLocalStorage<TrafficOrigin | undefined>();
 
 /** A server's whole life, one value. The tree renders it; nobody asks the process. */
 export type ServerState =
@@ -287,6 +292,16 @@ export class ServerConnection implements Disposable {
     options?: RequestOptions,
   ): Promise<CompleteResult> {
     return this.runningClient().complete(ref, argument, context, options);
+  }
+
+  /**
+   * Sends any request of another client (the gateway) the way our own go, era rules included, and
+   * returns its result unchecked: the other client validates it.
+   */
+  relayRequest(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions, origin?: TrafficOrigin): Promise<Record<string, unknown>> {
+    const client = this.runningClient();
+    // The traffic ring marks what is sent on this call's behalf with who asked.
+    return relayOrigin.run(origin, () => client.sendRequest(method, params, z.record(z.string(), z.unknown()), options));
   }
 
   /** Tells the running server the workspace roots changed; nothing to tell when it is not running. */
@@ -816,7 +831,7 @@ export class ServerConnection implements Disposable {
 
   /** Every message in and out: into the traffic ring, and into the log at trace level. */
   private onProtocolMessage(direction: TrafficDirection, message: unknown): void {
-    this.traffic.recordMessage(direction, message);
+    this.traffic.recordMessage(direction, message, direction === 'send' ? relayOrigin.getStore() : undefined);
     if (this.env.traceEnabled()) this.traceMessage(direction, message);
   }
 

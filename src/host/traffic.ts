@@ -7,9 +7,15 @@ import { isRecord } from '../util/isRecord';
 
 export type TrafficDirection = 'send' | 'receive';
 
+/** Who made a request the host sent for someone else: a client of the gateway, by its initialize name. */
+export interface TrafficOrigin {
+  readonly via: 'gateway';
+  readonly name: string;
+}
+
 /** One recorded protocol message, or one lifecycle event of the server (started, stopped…). */
 export type TrafficEntry =
-  | { readonly seq: number; readonly at: number; readonly kind: 'message'; readonly direction: TrafficDirection; readonly message: unknown }
+  | { readonly seq: number; readonly at: number; readonly kind: 'message'; readonly direction: TrafficDirection; readonly message: unknown; readonly origin?: TrafficOrigin }
   | { readonly seq: number; readonly at: number; readonly kind: 'event'; readonly text: string };
 
 /**
@@ -63,9 +69,10 @@ export class TrafficRecorder {
     this.recordedEmitter.fire();
   }
 
-  recordMessage(direction: TrafficDirection, message: unknown): void {
+  /** `origin`: the gateway client a relayed message was sent for (absent: the host's own). */
+  recordMessage(direction: TrafficDirection, message: unknown, origin?: TrafficOrigin): void {
     if (this.capacityValue === 0) return;
-    this.push({ seq: ++this.seq, at: Date.now(), kind: 'message', direction, message });
+    this.push({ seq: ++this.seq, at: Date.now(), kind: 'message', direction, message, ...(origin ? { origin } : {}) });
     if (this.recordedEmitter.hasListeners) this.recordedEmitter.fire();
   }
 
@@ -223,6 +230,8 @@ export interface TrafficRow {
   latencyMs?: number;
   readonly first: TrafficEntry;
   response?: TrafficEntry;
+  /** A request relayed for a gateway client: who asked (absent: the host itself). */
+  readonly origin?: TrafficOrigin;
   /** For an event row, its text. */
   readonly text?: string;
 }
@@ -267,7 +276,8 @@ export function buildTimeline(entries: readonly TrafficEntry[]): TrafficRow[] {
       const id = message && isId(message.id) ? message.id : undefined;
       const one: TrafficEntry = members.length === 1 ? entry : { ...entry, message: member };
       if (method !== undefined && id !== undefined) {
-        const row: TrafficRow = { key, at: entry.at, kind: entry.direction === 'send' ? 'request' : 'server-request', direction: entry.direction, method, id, status: 'pending', first: one };
+        const origin = entry.origin;
+        const row: TrafficRow = { key, at: entry.at, kind: entry.direction === 'send' ? 'request' : 'server-request', direction: entry.direction, method, id, status: 'pending', first: one, ...(origin ? { origin } : {}) };
         open[entry.direction].set(idKey(id), row);
         rows.push(row);
         continue;
@@ -331,6 +341,6 @@ export function messageBytes(message: unknown): number {
  */
 export function trafficJsonLine(entry: TrafficEntry, server: string, redact: (text: string) => string): string {
   const time = new Date(entry.at).toISOString();
-  const line = entry.kind === 'event' ? { time, server, event: entry.text } : { time, server, direction: entry.direction, message: entry.message };
+  const line = entry.kind === 'event' ? { time, server, event: entry.text } : { time, server, direction: entry.direction, ...(entry.origin ? { origin: entry.origin } : {}), message: entry.message };
   return redact(JSON.stringify(line));
 }

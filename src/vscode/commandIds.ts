@@ -31,6 +31,8 @@ export const Commands = {
   diagnoseServer: 'mcpHost.diagnoseServer',
   serverReport: 'mcpHost.serverReport',
   showTraffic: 'mcpHost.showTraffic',
+  toggleShareWithChat: 'mcpHost.toggleShareWithChat',
+  toggleToolForChat: 'mcpHost.toggleToolForChat',
 } as const;
 
 /** Commands registered but not contributed: the integration tests reach the UI through them. */

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { shareNote } from './share';
 import type { ServerRegistry } from '../host/registry';
 import type { ServerConnection, ServerState } from '../host/serverConnection';
 import { withoutCredentials } from '../host/transportFactory';
@@ -352,6 +353,8 @@ function serverItem(server: ServerConnection): vscode.TreeItem {
       item.command = { command: Commands.signIn, title: vscode.l10n.t('Sign In'), arguments: [server.id] };
       break;
   }
+  const shareText = shareNote(server);
+  if (shareText) item.description = `${typeof item.description === 'string' ? item.description : ''} · ${shareText}`;
   // The description and tooltip show error text, stderr lines and the command line: never a secret.
   if (typeof item.description === 'string') item.description = server.redact(item.description);
   item.tooltip = serverTooltip(server);

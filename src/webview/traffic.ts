@@ -28,6 +28,13 @@ let follow = true;
 
 const serverSelect = h('select', { id: 'server', 'aria-label': 'Server' });
 const methodSelect = h('select', { id: 'method', 'aria-label': 'Method' });
+const viaSelect = h(
+  'select',
+  { id: 'via', 'aria-label': 'Who asked' },
+  h('option', { value: '' }, 'Anyone'),
+  h('option', { value: 'host' }, 'MCP Host'),
+  h('option', { value: 'gateway' }, 'Gateway clients (chat agent…)'),
+);
 const textInput = h('input', { id: 'text', type: 'text', placeholder: 'Filter by text (method, id, arguments, results…)', 'aria-label': 'Filter by text' });
 const count = h('span', { id: 'count', class: 'meta', role: 'status' });
 const notice = h('div', { id: 'notice', class: 'warning', hidden: true });
@@ -48,13 +55,15 @@ function button(label: string, title: string, onClick: () => void): HTMLButtonEl
 }
 
 function sendFilter(): void {
-  filter = { server: serverSelect.value || undefined, method: methodSelect.value || undefined, text: textInput.value || undefined };
+  const via = viaSelect.value === 'host' || viaSelect.value === 'gateway' ? viaSelect.value : undefined;
+  filter = { server: serverSelect.value || undefined, method: methodSelect.value || undefined, text: textInput.value || undefined, via };
   post({ type: 'filter', filter });
 }
 
 let textTimer: ReturnType<typeof setTimeout> | undefined;
 serverSelect.addEventListener('change', sendFilter);
 methodSelect.addEventListener('change', sendFilter);
+viaSelect.addEventListener('change', sendFilter);
 textInput.addEventListener('input', () => {
   if (textTimer) clearTimeout(textTimer);
   textTimer = setTimeout(sendFilter, 200);
@@ -69,6 +78,7 @@ app.replaceChildren(
     { class: 'toolbar' },
     serverSelect,
     methodSelect,
+    viaSelect,
     textInput,
     count,
     h('span', { class: 'spacer' }),
@@ -128,7 +138,7 @@ function rowElement(row: TrafficRowView): HTMLTableRowElement {
     h('td', { class: 'c-time' }, time(row.at)),
     h('td', { class: 'c-server' }, row.server),
     h('td', { class: 'c-direction', title: row.direction === 'send' ? 'sent by MCP Host' : row.direction === 'receive' ? 'sent by the server' : 'server event' }, arrow(row)),
-    h('td', { class: 'c-method', colspan: row.kind === 'event' ? '5' : undefined }, what, row.kind === 'server-request' ? h('span', { class: 'tag' }, 'server request') : null),
+    h('td', { class: 'c-method', colspan: row.kind === 'event' ? '5' : undefined }, what, row.kind === 'server-request' ? h('span', { class: 'tag' }, 'server request') : null, row.via !== undefined ? h('span', { class: 'tag', title: 'relayed by the gateway for this client' }, `via ${row.via}`) : null),
     ...(row.kind === 'event'
       ? []
       : [
@@ -168,6 +178,7 @@ function renderRows(message: Extract<TrafficToWebview, { type: 'rows' }>): void 
   filter = message.filter;
   options(serverSelect, 'All servers', message.servers.map((s) => ({ value: s.id, label: s.name })), filter.server);
   options(methodSelect, 'All methods', message.methods.map((m) => ({ value: m, label: m })), filter.method);
+  viaSelect.value = filter.via ?? '';
   if (document.activeElement !== textInput) textInput.value = filter.text ?? '';
   count.textContent = rows.length === message.total ? `${rows.length} rows` : `${rows.length} of ${message.total} rows`;
   if (message.capacity === 0) {

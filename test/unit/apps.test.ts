@@ -2,7 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { hasAppView, isAppOnly, isVisibleToApp, toolUi } from '../../src/protocol/apps';
 import { appCspDirectives, appPageCsp, appViewCsp, checkedCsp, formatCsp, isAppMime, loadAppResource } from '../../src/host/apps/resource';
-import { LOG_TEXT_LIMIT, McpAppBridge, type AppServer } from '../../src/host/apps/bridge';
+import { LOG_TEXT_LIMIT, MESSAGE_TEXT_LIMIT, McpAppBridge, type AppServer } from '../../src/host/apps/bridge';
 import type { CallToolResult, Tool } from '../../src/protocol/schemas';
 
 const tool = (name: string, ui?: unknown): Tool => ({ name, inputSchema: { type: 'object' }, ...(ui === undefined ? {} : { _meta: { ui } }) });
@@ -187,6 +187,27 @@ describe('the bridge never trusts the view', () => {
     assert.equal(sent[0].error.code, -32602);
     assert.equal(sent[1].error.code, -32600);
     assert.equal(bridge.state, 'initializing');
+  });
+
+  test('ui/message: without a chat it is refused; with one its text, bounded, goes to the chat input', async () => {
+    const without = bridgeWith([tool('t')]);
+    await without.bridge.receive(initialize);
+    await without.bridge.receive({ jsonrpc: '2.0', id: 2, method: 'ui/message', params: { role: 'user', content: [{ type: 'text', text: 'hi' }] } });
+    assert.equal(without.sent.at(-1).error.code, -32601);
+    const messages: string[] = [];
+    const bridge = new McpAppBridge({
+      hostInfo: { name: 'h', version: '1' },
+      tool: tool('t'),
+      server: { name: 's', tools: () => [tool('t')], callTool: async () => ({ content: [] }), readResource: async () => ({ contents: [] }), listResources: async () => [], listResourceTemplates: async () => [], redact: (text) => text },
+      delegate: { confirmToolCall: async () => true, confirmLink: async () => false, openLink: async () => false, sizeChanged() {}, requestTeardown() {}, log() {}, sendMessage: async (text) => (messages.push(text), true) },
+      send: () => undefined,
+      hostContext: {},
+    });
+    await bridge.receive(initialize);
+    await bridge.receive({ jsonrpc: '2.0', id: 2, method: 'ui/message', params: { role: 'user', content: [{ type: 'text', text: 'plan a trip' }, { type: 'image', data: 'x' }, { type: 'text', text: 'x'.repeat(20_000) }] } });
+    assert.equal(messages.length, 1);
+    assert.ok(messages[0].startsWith('plan a trip\n'));
+    assert.equal(messages[0].length, MESSAGE_TEXT_LIMIT);
   });
 
   test('ui/notifications/initialized before ui/initialize does not release held notifications', async () => {

@@ -51,7 +51,15 @@ export interface AppHostDelegate {
   requestTeardown(): void;
   /** A log line from the view: its data as text, redacted and cut to LOG_TEXT_LIMIT characters. */
   log(level: string, text: string): void;
+  /**
+   * ui/message: puts the view's text into the editor's chat for the person to send (absent: the
+   * editor has no chat, and the view is told so). False: it could not be opened.
+   */
+  sendMessage?(text: string): Promise<boolean>;
 }
+
+/** The longest ui/message text put into the chat input. */
+export const MESSAGE_TEXT_LIMIT = 8000;
 
 /** McpUiHostContext: what the view is told about where it runs (theme, styles, size…). */
 export type AppHostContext = Record<string, unknown>;
@@ -323,8 +331,10 @@ export class McpAppBridge {
         parsed(DisplayModeParams, params, method);
         // One mode here: the view lives in its own editor tab.
         return { mode: 'inline' };
+      case 'ui/message':
+        return this.message(params);
       default:
-        // ui/message, ui/update-model-context, ui/download-file…: there is no chat or model here.
+        // ui/update-model-context, ui/download-file…: there is no model context here.
         throw new ViewError(ErrorCode.MethodNotFound, `MCP Host does not support ${method}`);
     }
   }
@@ -381,6 +391,25 @@ export class McpAppBridge {
     if (this.isClosed()) throw closedError();
     const opened = agreed && (await this.options.delegate.openLink(url));
     return opened ? {} : { isError: true };
+  }
+
+  /** ui/message: its text blocks, joined and bounded, into the chat input (the person sends it). */
+  private async message(params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    this.requireInitialized('ui/message');
+    const sendMessage = this.options.delegate.sendMessage;
+    if (!sendMessage) throw new ViewError(ErrorCode.MethodNotFound, 'MCP Host does not support ui/message here (no chat in this editor)');
+    const blocks = Array.isArray(params.content) ? params.content : [params.content];
+    let text = '';
+    for (const block of blocks) {
+      if (text.length >= MESSAGE_TEXT_LIMIT) break;
+      if (typeof block === 'object' && block !== null && (block as Record<string, unknown>).type === 'text') {
+        const part = (block as Record<string, unknown>).text;
+        if (typeof part === 'string') text += (text ? '\n' : '') + part.slice(0, MESSAGE_TEXT_LIMIT);
+      }
+    }
+    if (!text) throw new ViewError(ErrorCode.InvalidParams, 'ui/message needs text content');
+    const sent = await sendMessage(text.slice(0, MESSAGE_TEXT_LIMIT));
+    return sent ? {} : { isError: true };
   }
 
   private requireInitialized(method: string): void {

@@ -153,8 +153,20 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
       requestTeardown: () => void this.close(),
       // The bridge made the text: redacted and bounded.
       log: (level, text) => server.logger.info(`[view of ${this.tool.name}] ${level}: ${text}`),
+      sendMessage: (text) => openChatWith(text),
     };
   }
+}
+
+/**
+ * Opens the chat with the view's message in its input, not sent: the person reads it and sends it
+ * (a view must not make the agent act on its own). False where this VS Code has no chat.
+ */
+async function openChatWith(text: string): Promise<boolean> {
+  const commands = await vscode.commands.getCommands(true);
+  if (!commands.includes('workbench.action.chat.open')) return false;
+  await vscode.commands.executeCommand('workbench.action.chat.open', { query: text, isPartialQuery: true });
+  return true;
 }
 
 function themeContext(theme: PageTheme): Record<string, unknown> {

@@ -36,6 +36,7 @@ export function buildTrafficModel(sources: readonly TrafficSource[], filter: Tra
   const rows: TrafficRowView[] = [];
   for (const item of all) {
     if (filter.method && item.row.method !== filter.method) continue;
+    if (filter.via && (filter.via === 'gateway') !== (item.row.origin !== undefined)) continue;
     if (needle && !searchText(item.source, item.row).includes(needle)) continue;
     const view = rowView(item.source, item.row);
     index.set(view.key, item);
@@ -59,6 +60,7 @@ function rowView(source: TrafficSource, row: TrafficRow): TrafficRowView {
     requestBytes: row.first.kind === 'message' ? messageBytes(row.first.message) : undefined,
     responseBytes: row.response?.kind === 'message' ? messageBytes(row.response.message) : undefined,
     text: row.text,
+    via: row.origin ? source.redact(row.origin.name) : undefined,
   };
 }
 

@@ -223,5 +223,6 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
 function sanitiseFilter(filter: unknown): TrafficFilter {
   const value = typeof filter === 'object' && filter !== null ? (filter as Record<string, unknown>) : {};
   const text = (v: unknown) => (typeof v === 'string' && v.length > 0 && v.length <= 1000 ? v : undefined);
-  return { server: text(value.server), method: text(value.method), text: text(value.text) };
+  const via = value.via === 'host' || value.via === 'gateway' ? value.via : undefined;
+  return { server: text(value.server), method: text(value.method), text: text(value.text), via };
 }

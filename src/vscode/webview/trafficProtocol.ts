@@ -22,6 +22,8 @@ export interface TrafficRowView {
   responseBytes?: number;
   /** An event row's text. */
   text?: string;
+  /** A request relayed for a gateway client (e.g. the chat agent): that client's name. */
+  via?: string;
 }
 
 export interface TrafficFilter {
@@ -30,6 +32,8 @@ export interface TrafficFilter {
   method?: string;
   /** Matched case-insensitively against the messages' (redacted) JSON. */
   text?: string;
+  /** 'gateway': only requests relayed for gateway clients; 'host': only the rest. */
+  via?: 'host' | 'gateway';
 }
 
 export interface TrafficDetail {
