@@ -19,6 +19,14 @@ export const REDACTED = '***';
  */
 const KEY_TAIL = String.raw`(?:token|secret|password|passwd|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?|cookie|authorization|auth)`;
 
+/**
+ * How long a name before KEY_TAIL may be. Every repetition over text a server controls is bounded
+ * (or stops at a character the next part cannot start with), so each pattern costs at most a
+ * constant per position: an unbounded `[\w.]*?` before KEY_TAIL made `.a.a.a…` quadratic (a 200 KB
+ * log line held the extension host for 29 s). A test runs the ReDoS checker over every pattern.
+ */
+const NAME_MAX = 64;
+
 /** A value stops at whitespace, a quote, or a separator of a query string or a list. */
 const VALUE = String.raw`[^\s"'&,;<>]+`;
 
@@ -34,7 +42,8 @@ const WELL_KNOWN_TOKEN = new RegExp(
     String.raw`\bAIza[0-9A-Za-z_-]{35}`,
     String.raw`\bnpm_[A-Za-z0-9]{36}`,
     String.raw`\bhf_[A-Za-z0-9]{30,}`,
-    String.raw`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`,
+    // Only where a run of token characters starts: at every `eyJ` inside `-eyJ-eyJ…` the segments were scanned again (quadratic).
+    String.raw`(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`,
   ].join('|'),
   'g',
 );
@@ -49,25 +58,27 @@ const RULES: readonly Rule[] = [
   // Authorization: Bearer <token>, in headers, curl lines and error messages (not a challenge's `realm="…"`).
   { pattern: /\b(Bearer)\s+(?![A-Za-z][\w-]*=")[A-Za-z0-9._~+/=-]{8,}/gi, replace: (_m, word) => `${word} ${REDACTED}` },
   // user:password@ in a URL.
-  { pattern: /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/:@]+:[^\s/@]+@/gi, replace: (_m, scheme) => `${scheme}${REDACTED}@` },
+  // (From the `://` on: scanning back over a scheme at every word made `a+a+a+…` quadratic.)
+  { pattern: /(:\/\/)[^\s/:@]+:[^\s/@]+@/g, replace: (_m, separator) => `${separator}${REDACTED}@` },
   // "apiKey": "value" in JSON (protocol traces, tool arguments), also JSON inside a JSON string (\"apiKey\": \"value\");
   // progressToken is an MCP request id, not a credential.
   {
-    pattern: new RegExp(String.raw`(\\?)"([\w.-]*?${KEY_TAIL})\1"(\s*:\s*)\1"(?:[^"\\]|\\.)*?\1"`, 'gi'),
+    pattern: new RegExp(String.raw`(\\?)"([\w.-]{0,${NAME_MAX}}?${KEY_TAIL})\1"(\s{0,16}:\s{0,16})\1"(?:[^"\\]|\\.)*?\1"`, 'gi'),
     replace: (m, q, key, sep) => (/^progressToken$/i.test(key) ? m : `${q}"${key}${q}"${sep}${q}"${REDACTED}${q}"`),
   },
   // --token=value, --api-key value, -password value (the value does not start with "-").
   {
-    pattern: new RegExp(String.raw`(^|[\s"'(\[=])(--?(?:[A-Za-z0-9][\w-]*?)?${KEY_TAIL})(=|\s+)(?!-)(?:"[^"]*"|'[^']*'|${VALUE})`, 'gi'),
+    pattern: new RegExp(String.raw`(^|[\s"'(\[=])(--?(?:[A-Za-z0-9][\w-]{0,${NAME_MAX}}?)?${KEY_TAIL})(=|\s{1,16})(?!-)(?:"[^"]*"|'[^']*'|${VALUE})`, 'gi'),
     replace: (_m, before, flag, sep) => `${before}${flag}${sep}${REDACTED}`,
   },
-  // GITHUB_TOKEN=value, access_token=value (environment dumps, query strings).
+  // ?key=…, &sig=…, &X-Amz-Signature=…, ?code=… in an address: signed or keyed URLs.
   {
-    pattern: new RegExp(String.raw`(^|[^\w-])((?:[A-Za-z_][\w.]*?)?${KEY_TAIL})=(${VALUE})`, 'gi'),
-    replace: (_m, before, name) => `${before}${name}=${REDACTED}`,
+    pattern: new RegExp(String.raw`([?&](?:[\w.-]{0,${NAME_MAX}}?[_.-])?(?:key|sig|signature|code|credential)=)(${VALUE})`, 'gi'),
+    replace: (_m, name) => `${name}${REDACTED}`,
   },
   { pattern: WELL_KNOWN_TOKEN, replace: () => REDACTED },
 ];
+
 
 /** Replaces credentials recognisable by their form, without knowing their values. */
 export function redactPatterns(text: string): string {
@@ -76,7 +87,37 @@ export function redactPatterns(text: string): string {
     rule.pattern.lastIndex = 0;
     out = out.replace(rule.pattern, rule.replace as (m: string, ...rest: string[]) => string);
   }
-  return out;
+  return redactAssignments(out);
+}
+
+const KEY_TAIL_AT_END = new RegExp(String.raw`${KEY_TAIL}$`, 'i');
+const NAME_CHAR = /[\w.]/;
+const ASSIGNED_VALUE = new RegExp(VALUE, 'y');
+
+/** Every pattern this module runs over text it does not control, for the ReDoS check in the tests. */
+export const REDACTION_PATTERNS: readonly RegExp[] = [...RULES.map((rule) => rule.pattern), KEY_TAIL_AT_END, ASSIGNED_VALUE];
+
+/**
+ * GITHUB_TOKEN=value, access_token=value (environment dumps, query strings). Scanned from each `=`
+ * backwards over at most NAME_MAX name characters: a regex scanning names forwards from every
+ * separator is quadratic on `.a.a.a…`. A name right after `-` is a flag's (`--token=`), left to
+ * the flag rule.
+ */
+function redactAssignments(text: string): string {
+  let out = '';
+  let copied = 0;
+  for (let eq = text.indexOf('='); eq > 0; eq = text.indexOf('=', eq + 1)) {
+    if (eq < copied || !KEY_TAIL_AT_END.test(text.slice(Math.max(0, eq - 16), eq))) continue;
+    let start = eq;
+    while (start > 0 && eq - start < NAME_MAX + 16 && NAME_CHAR.test(text[start - 1])) start--;
+    if (start > 0 && text[start - 1] === '-') continue;
+    ASSIGNED_VALUE.lastIndex = eq + 1;
+    const value = ASSIGNED_VALUE.exec(text);
+    if (!value) continue;
+    out += `${text.slice(copied, eq + 1)}${REDACTED}`;
+    copied = eq + 1 + value[0].length;
+  }
+  return copied === 0 ? text : out + text.slice(copied);
 }
 
 /** Replaces every known secret value in a text, then every credential recognisable by its form. */
@@ -98,6 +139,20 @@ export class Redactor {
     return this.secrets.length;
   }
 
+  /** The text without the start of a known secret at its end (a cut that split the secret). */
+  withoutSecretHeadAtEnd(text: string): string {
+    let cut = text.length;
+    for (const secret of this.secrets) {
+      for (let k = Math.min(secret.length - 1, text.length); k >= 1; k--) {
+        if (text.endsWith(secret.slice(0, k))) {
+          cut = Math.min(cut, text.length - k);
+          break;
+        }
+      }
+    }
+    return text.slice(0, cut);
+  }
+
   redact(text: string): string {
     let out = text;
     for (const secret of this.secrets) {
@@ -107,14 +162,27 @@ export class Redactor {
   }
 }
 
-/** A logger that passes every line through the redactor first. */
+/** How much of one log line is kept: a server's 200 KB log message is of no use whole in a log. */
+export const LOG_LINE_MAX = 16 * 1024;
+
+/**
+ * A line cut to LOG_LINE_MAX characters with a marker saying how much went, then redacted. A known
+ * secret cut in two loses its head too, so no part of it is left at the cut.
+ */
+export function redactLogLine(redactor: Redactor, line: string): string {
+  if (line.length <= LOG_LINE_MAX) return redactor.redact(line);
+  const kept = redactor.withoutSecretHeadAtEnd(line.slice(0, LOG_LINE_MAX));
+  return `${redactor.redact(kept)}… [${line.length - kept.length} more characters cut]`;
+}
+
+/** A logger that passes every line through the redactor first (and cuts a line too long to read). */
 export function redactingLogger(inner: Logger, redactor: Redactor): Logger {
   return {
-    trace: (m) => inner.trace(redactor.redact(m)),
-    debug: (m) => inner.debug(redactor.redact(m)),
-    info: (m) => inner.info(redactor.redact(m)),
-    warn: (m) => inner.warn(redactor.redact(m)),
-    error: (m) => inner.error(redactor.redact(m)),
+    trace: (m) => inner.trace(redactLogLine(redactor, m)),
+    debug: (m) => inner.debug(redactLogLine(redactor, m)),
+    info: (m) => inner.info(redactLogLine(redactor, m)),
+    warn: (m) => inner.warn(redactLogLine(redactor, m)),
+    error: (m) => inner.error(redactLogLine(redactor, m)),
   };
 }
 
@@ -169,11 +237,12 @@ export function definitionSecrets(def: ServerDefinition, processEnv: NodeJS.Proc
   const values: string[] = [];
   // Fields that say where something is (a program, a folder, an address): their `${env:}` values are
   // secret only by name, so logs keep showing what was started. The others may carry credentials.
-  const locations = def.type === 'stdio' ? [def.command, def.cwd ?? '', def.envFile ?? ''] : [def.url];
+  // A server's address is a carrier: a `${env:}` in a URL is how keys and signed query strings get in.
+  const locations = def.type === 'stdio' ? [def.command, def.cwd ?? '', def.envFile ?? ''] : [];
   const carriers =
     def.type === 'stdio'
       ? [...def.args, ...Object.values(def.env).filter((v): v is string => v !== null)]
-      : [...Object.values(def.headers), def.oauth?.clientSecret ?? ''];
+      : [def.url, ...Object.values(def.headers), def.oauth?.clientSecret ?? ''];
   for (const [texts, anyName] of [[locations, false], [carriers, true]] as const) {
     for (const text of texts) {
       for (const match of text.matchAll(ENV_REFERENCE)) {

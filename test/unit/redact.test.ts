@@ -81,7 +81,7 @@ describe('what a definition tells about its secrets', () => {
     for (const s of ['/home/me', 'abc12', 'debug-verbose']) assert.ok(!secrets.includes(s), s);
   });
 
-  test('a ${env:} in a URL or command is secret only by its name', () => {
+  test('a ${env:} value in a URL is a secret (#18); in a header by its name or form', () => {
     const def: ServerDefinition = {
       type: 'http',
       name: 'r',
@@ -91,7 +91,7 @@ describe('what a definition tells about its secrets', () => {
       source,
     };
     const secrets = definitionSecrets(def, env);
-    assert.ok(!secrets.includes('https://api.test/mcp'));
+    assert.ok(secrets.includes('https://api.test/mcp'), 'a value put into the address may be a key or a signature');
     assert.ok(!secrets.includes('Bearer'), 'the scheme word is not a secret');
     for (const s of ['Bearer literal-bearer-1', 'literal-bearer-1', 'plain-named-secret', 'literal-client-secret']) assert.ok(secrets.includes(s), s);
     assert.ok(!secrets.includes('trace-value-long'));
