@@ -13,6 +13,8 @@ const common = {
   sourcemap: !production,
   minify: production,
   legalComments: 'none',
+  // The consent-replacing test hooks exist in development builds only (src/vscode/usage/requests).
+  define: { MCP_HOST_TEST_HOOKS: JSON.stringify(!production) },
   logLevel: 'info',
   metafile: true,
   // Prefer ES modules: jsonc-parser's UMD build hides its requires from the bundler.

@@ -51,6 +51,9 @@ check(
   'README images that would not resolve',
 );
 console.log(`README images (${images.length}): ${images.join(', ')}`);
+// The integration tests' hooks replace every consent dialog: never in what ships.
+const bundle = entry('dist/extension.js') ? read(entry('dist/extension.js')) : '';
+check(bundle.includes('mcpHost.internal.testHooks') ? ['mcpHost.internal.testHooks'] : [], 'test-only commands in dist/extension.js');
 if (forbidden.length) {
   console.log(`forbidden files in the VSIX: ${forbidden.join(', ')}`);
   failedChecks++;

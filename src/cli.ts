@@ -1,9 +1,18 @@
 import { runCli } from './cli/main';
+import { printable } from './cli/printable';
 
 // The headless CLI: the core floor plus config parsing, no `vscode`.
+// A reader that goes away (`| head`) ends the output, not the run with a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+  });
+}
+
+// Every character printed passes through printable(): server text is untrusted (no escapes reach the terminal).
 runCli(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stdout: (text) => process.stdout.write(printable(text)),
+  stderr: (text) => process.stderr.write(printable(text)),
   cwd: process.cwd(),
   env: process.env,
   interactive: Boolean(process.stdin.isTTY && process.stderr.isTTY) || process.env.MCP_HOST_SIGN_IN === '1',

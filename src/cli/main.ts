@@ -405,7 +405,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     return await runCommand(client, options, label, io, taskInterrupt);
   } catch (err) {
     if (interrupted) return ExitCode.Interrupted;
-    io.stderr(`mcp-host: ${oneLine(describeFailure(err, label, spec.type === 'stdio' ? 'could not be started' : 'could not be reached'))}\n`);
+    const failedTo = connected ? 'failed' : spec.type === 'stdio' ? 'could not be started' : 'could not be reached';
+    io.stderr(`mcp-host: ${oneLine(describeFailure(err, label, failedTo))}\n`);
     // An error answer from a server that works is the request's failure, not the server's; so is
     // a request that needs input the CLI does not give.
     return connected && (err instanceof RemoteError || err instanceof InputNotOfferedError || err instanceof MissingClientCapabilityError) ? ExitCode.ToolError : ExitCode.ServerFailed;

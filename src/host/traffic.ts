@@ -342,5 +342,11 @@ export function messageBytes(message: unknown): number {
 export function trafficJsonLine(entry: TrafficEntry, server: string, redact: (text: string) => string): string {
   const time = new Date(entry.at).toISOString();
   const line = entry.kind === 'event' ? { time, server, event: entry.text } : { time, server, direction: entry.direction, ...(entry.origin ? { origin: entry.origin } : {}), message: entry.message };
-  return redact(JSON.stringify(line));
+  try {
+    return redact(JSON.stringify(line));
+  } catch (err) {
+    // JSON.stringify recurses: a message nested deeper than its stack is recorded by its shape only.
+    const why = err instanceof RangeError ? 'nested too deeply to write' : 'could not be written';
+    return redact(JSON.stringify({ ...line, message: `[${why}]` }));
+  }
 }

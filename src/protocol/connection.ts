@@ -1,3 +1,5 @@
+import { isRecord } from '../util/isRecord';
+import { MAX_MESSAGE_DEPTH, nestsDeeperThan } from '../util/nesting';
 import type { ZodSchema } from './zod';
 import { fastTest } from './fast-check';
 import type { OversizeNotice, Transport, TransportCloseInfo } from '../transport/transport';
@@ -460,6 +462,29 @@ export class JsonRpcConnection implements Disposable {
   }
 
   private handleIncoming(value: unknown): void {
+    if (nestsDeeperThan(value)) {
+      this.refuseTooDeep(value);
+      return;
+    }
+    try {
+      this.handleIncomingUnchecked(value);
+    } catch (err) {
+      // Validation and recording recurse: a message nested deeper than the stack (150,000 levels
+      // from a hostile server) is refused here instead of ending the connection or the process.
+      if (!(err instanceof RangeError)) throw err;
+      this.refuseTooDeep(value);
+    }
+  }
+
+  private refuseTooDeep(value: unknown): void {
+    const id = isRecord(value) ? value.id : undefined;
+    const pending = typeof id === 'number' ? this.settle(id) : undefined;
+    const what = `a message nested more than ${MAX_MESSAGE_DEPTH} levels deep`;
+    this.logger.warn(`[${this.options.label}] dropped ${what}${pending ? `: the answer to ${pending.method}` : ''}`);
+    pending?.reject(new Error(`the server's answer to ${pending.method} nests more than ${MAX_MESSAGE_DEPTH} levels deep; it was refused`));
+  }
+
+  private handleIncomingUnchecked(value: unknown): void {
     this.options.onTrace?.('receive', value);
     // Performance: the usual message, a valid answer, goes straight to handleResult (the same
     // check classifyMessage makes for it, without its dispatch and result object).

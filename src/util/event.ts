@@ -66,8 +66,9 @@ export class HotEmitter<T> extends Emitter<T> {
 }
 
 function defaultListenerError(err: unknown): void {
-  // Surface, never swallow silently; but one bad listener must not break the emitter.
-  queueMicrotask(() => {
-    throw err;
-  });
+  // Surface, never swallow silently; but neither the emitter nor the process may break on it: a
+  // listener that fails on what a server sent (a trace writer on a 150,000-deep message) rethrown
+  // here ended the CLI. The text is cut and stripped of control characters (it may echo a server).
+  const text = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  console.error(`mcp-host: an event listener failed: ${text.slice(0, 300).replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '')}`);
 }

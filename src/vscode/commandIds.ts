@@ -38,7 +38,6 @@ export const Commands = {
 /** Commands registered but not contributed: the integration tests reach the UI through them. */
 export const InternalCommands = {
   toolsTestHook: 'mcpHost.tools.testHook',
-  usageTestHooks: 'mcpHost.internal.testHooks',
   resourceSubscriptions: 'mcpHost.internal.resourceSubscriptions',
   trafficTestHook: 'mcpHost.internal.trafficTestHook',
 } as const;

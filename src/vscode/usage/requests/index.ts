@@ -5,10 +5,14 @@ import { registerPrompts } from '../prompts';
 import { registerResources } from '../resources';
 import { SamplingConsent } from './sampling';
 import { usageServices, usageTestHooks } from '../../services';
-import { Commands, InternalCommands } from '../../commandIds';
+import { Commands } from '../../commandIds';
 
-/** The command the integration tests call to reach `UsageTestHooks` (registered in test runs only). */
-export const TEST_HOOKS_COMMAND = InternalCommands.usageTestHooks;
+/**
+ * The command the integration tests call to reach `UsageTestHooks`, which replace every consent
+ * dialog: registered in test runs of a development build only, and absent from a production
+ * bundle (esbuild.mjs defines MCP_HOST_TEST_HOOKS false there, so the block below is dropped).
+ */
+declare const MCP_HOST_TEST_HOOKS: boolean;
 
 /**
  * The editor side of the servers' own requests: roots/list_changed when the workspace folders
@@ -31,9 +35,9 @@ export function registerServerRequests(context: vscode.ExtensionContext, control
       return forgotten;
     }),
   ];
-  if (context.extensionMode === vscode.ExtensionMode.Test) {
+  if (MCP_HOST_TEST_HOOKS && context.extensionMode === vscode.ExtensionMode.Test) {
     disposables.push(
-      vscode.commands.registerCommand(TEST_HOOKS_COMMAND, () => usageTestHooks),
+      vscode.commands.registerCommand('mcpHost.internal.testHooks', () => usageTestHooks),
       new vscode.Disposable(() => {
         usageServices.setPrompter(undefined);
         usageServices.setSamplingModel(undefined);
