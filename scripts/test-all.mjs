@@ -9,6 +9,8 @@ const layers = [
   { name: 'typecheck webviews', cmd: ['npx', 'tsc', '-p', 'tsconfig.webview.json', '--noEmit'] },
   // Type-aware lint: no floating or misused promises, the floors' imports (eslint.config.mjs).
   { name: 'lint', cmd: ['npx', 'eslint', '--max-warnings', '0', '.'] },
+  // No import cycle in src/ (madge exits 1 and names each one).
+  { name: 'import cycles', cmd: ['npx', 'madge', '--circular', '--extensions', 'ts', 'src'] },
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'compile tests', cmd: ['npx', 'tsc', '-p', 'tsconfig.test.json'] },
   { name: 'unit', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/unit'], counts: true },

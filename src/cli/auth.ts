@@ -2,7 +2,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadRemote } from '../host/loadRemote';
 import type { AuthorizationInteraction, ServerAuthorization, StaticClientConfig } from '../auth/types';
-import type { CliIo } from './main';
+import type { CliIo } from './io';
 
 /** Where the CLI keeps OAuth tokens: an owner-only file, unless told otherwise. */
 export function tokenFilePath(env: NodeJS.ProcessEnv): string {

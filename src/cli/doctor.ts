@@ -8,7 +8,7 @@ import { diagnoseServer, formatReportText, type DoctorEnvironment, type DoctorRe
 import { readLoginShellPath } from '../host/doctor/commandLookup';
 import { VERSION } from '../version';
 import { cliAuthorization } from './auth';
-import { ExitCode, type CliIo } from './main';
+import { ExitCode, type CliIo } from './io';
 import { serverNameFromCommand } from './names';
 
 export const DOCTOR_USAGE = `Usage: mcp-host doctor [--config FILE] [--server NAME] [--json] [--timeout MS]

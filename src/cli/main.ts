@@ -18,23 +18,9 @@ import { ClosedOnEraProbeError, MissingClientCapabilityError, type ProtocolEraSe
 import { InputNotOfferedError } from '../protocol/mrtr';
 import { TaskInterrupt, callToolTask, callsAsTask } from './taskRun';
 import { TraceFile } from './trace';
+import { ExitCode, type CliIo } from './io';
 
-/**
- * Exit statuses, as documented in the README. 1 is an error answer from a working server (a tool's
- * isError, or a JSON-RPC error such as an unknown tool); 3 is a server that could not be used.
- */
-export const ExitCode = { Ok: 0, ToolError: 1, Usage: 2, ServerFailed: 3, Interrupted: 130 } as const;
-
-export interface CliIo {
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** True when a person sits at the terminal: only then may a server ask to sign in. */
-  interactive?: boolean;
-  /** Called with a handler to run on Ctrl-C / SIGTERM (the server runs in its own process group). */
-  onInterrupt?: (handler: () => void) => void;
-}
+export { ExitCode, type CliIo };
 
 /** --help: the usage goes to stdout and the run succeeds. */
 class HelpRequested extends Error {}

@@ -23,7 +23,7 @@ import {
 import { EntryExistsError, addEntryToText } from '../host/catalog/configEdit';
 import type { OfficialMeta } from '../host/catalog/serverJson';
 import { errorMessage } from '../util/errorMessage';
-import { ExitCode, type CliIo } from './main';
+import { ExitCode, type CliIo } from './io';
 import { UsageError, eachArgument } from './options';
 
 export const SEARCH_USAGE = `Usage: mcp-host search [QUERY] [--registry URL] [--header "Name: value"] [--json] [--cursor C] [--limit N]

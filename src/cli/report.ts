@@ -12,7 +12,7 @@ import type { Logger } from '../util/logger';
 import { errorMessage } from '../util/errorMessage';
 import { VERSION } from '../version';
 import { cliAuthorization } from './auth';
-import { ExitCode, type CliIo } from './main';
+import { ExitCode, type CliIo } from './io';
 import { serverNameFromCommand } from './names';
 
 export const REPORT_USAGE = `Usage: mcp-host report [--json] [--fail-on error|warning|info] ( -- CMD [ARGS...] | --config FILE [--server NAME] | --url URL )

@@ -11,7 +11,7 @@ import type { Logger } from '../util/logger';
 import { errorMessage } from '../util/errorMessage';
 import { VERSION } from '../version';
 import { cliAuthorization } from './auth';
-import { ExitCode, type CliIo } from './main';
+import { ExitCode, type CliIo } from './io';
 import { UsageError, eachArgument } from './options';
 
 export const SERVE_USAGE = `Usage: mcp-host serve --config FILE [--server NAME]... [--port N] [--token T | --token-file F] [--verbose]

@@ -1,6 +1,6 @@
 import type { Logger } from '../util/logger';
 import type { ServerDefinition } from './config';
-import type { LaunchSpec } from './transportFactory';
+import type { LaunchSpec } from './launchSpec';
 
 /** Variable and header names whose values are treated as secrets (`GITHUB_TOKEN`, `X-Api-Key`). */
 const SECRET_NAME = /(TOKEN|SECRET|PASSWORD|PASSWD|API[_-]?KEY|ACCESS[_-]?KEY|PRIVATE[_-]?KEY|AUTH|CREDENTIAL|COOKIE|SESSION)/i;

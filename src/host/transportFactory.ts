@@ -1,25 +1,11 @@
 import type { HttpAuthProvider } from '../auth/types';
 import { loadRemote } from './loadRemote';
 import { Redactor, tokenArgumentValues } from './redact';
+import type { HttpLaunchSpec, LaunchSpec, StdioLaunchSpec } from './launchSpec';
 import { StdioTransport } from '../transport/stdio';
 import type { Transport } from '../transport/transport';
 
-/** A server definition with every variable resolved: what a transport is built from. */
-export type LaunchSpec = StdioLaunchSpec | HttpLaunchSpec;
-
-export interface StdioLaunchSpec {
-  readonly type: 'stdio';
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string | null>>;
-  readonly cwd?: string;
-}
-
-export interface HttpLaunchSpec {
-  readonly type: 'http' | 'sse';
-  readonly url: string;
-  readonly headers: Readonly<Record<string, string>>;
-}
+export type { LaunchSpec, StdioLaunchSpec, HttpLaunchSpec };
 
 /** What every transport may need besides its spec. */
 export interface TransportContext {

@@ -4,7 +4,8 @@ import { Emitter, type Event } from '../util/event';
 import type { Disposable } from '../util/disposable';
 import { nullLogger, type Logger } from '../util/logger';
 import { errorMessage } from '../util/errorMessage';
-import { JsonRpcConnection, type MessageDirection, type RequestOptions, type IncomingRequestContext } from './connection';
+import type { ClientRequestHandlers } from './handlers';
+import { JsonRpcConnection, type MessageDirection, type RequestOptions } from './connection';
 import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError, InvalidResultError, RemoteError } from './errors';
 import { fastSafeParse } from './fast-check';
 import { formatZodError } from './jsonrpc';
@@ -53,7 +54,6 @@ import {
   type ReadResourceResult,
   type Resource,
   type ResourceTemplate,
-  type Root,
   type ServerCapabilities,
   type Tool,
 } from './schemas';
@@ -92,14 +92,10 @@ export interface McpClientOptions {
 }
 
 /** The probe waits this long at most; a legacy server that stays silent on it costs no more. */
+export type { ClientRequestHandlers };
+
 export const DEFAULT_ERA_PROBE_TIMEOUT_MS = 5_000;
 
-/** Handlers for the requests a server may send to its client. */
-export interface ClientRequestHandlers {
-  listRoots?: (context: IncomingRequestContext) => Promise<Root[]> | Root[];
-  createMessage?: (params: Record<string, unknown>, context: IncomingRequestContext) => Promise<Record<string, unknown>>;
-  elicit?: (params: Record<string, unknown>, context: IncomingRequestContext) => Promise<Record<string, unknown>>;
-}
 
 export type McpClientState =
   | { kind: 'new' }

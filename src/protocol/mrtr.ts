@@ -2,7 +2,7 @@ import type { IncomingRequestContext } from './connection';
 import { ErrorCode, McpError, RequestCancelledError } from './errors';
 import { formatZodError } from './jsonrpc';
 import { InputRequiredResultSchema, type InputRequest } from './schemas';
-import type { ClientRequestHandlers } from './client';
+import type { ClientRequestHandlers } from './handlers';
 
 /** Methods whose results may be `input_required` (basic/patterns/mrtr.mdx, Supported Requests). */
 export const MRTR_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);

@@ -7,7 +7,7 @@ import * as z from './zod';
 import type { ZodSchema } from './zod';
 import type { Disposable } from '../util/disposable';
 import type { NotificationHandler, ProgressUpdate, RequestOptions } from './connection';
-import type { ClientRequestHandlers } from './client';
+import type { ClientRequestHandlers } from './handlers';
 import { ErrorCode, McpError, RemoteError, RequestCancelledError } from './errors';
 import { MetaKey } from './era';
 import { answerInputRequest, runMrtr } from './mrtr';
