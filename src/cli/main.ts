@@ -14,6 +14,7 @@ import { errorMessage } from '../util/errorMessage';
 import { formatListing, formatPromptResult, formatReadResult, formatToolResult } from './format';
 import { serverNameFromCommand, unknownNameHint } from './names';
 import { VERSION } from '../version';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/schemas';
 import { ClosedOnEraProbeError, MissingClientCapabilityError, type ProtocolEraSetting } from '../protocol/era';
 import { InputNotOfferedError } from '../protocol/mrtr';
 import { TaskInterrupt, callToolTask, callsAsTask } from './taskRun';
@@ -408,7 +409,7 @@ async function runCommand(client: McpClient, options: Options, label: string, io
   const print = (result: unknown, readable: () => string) => io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : readable());
   switch (options.command) {
     case 'list':
-      await runList(client, options, io);
+      await runList(client, options, io, label);
       return ExitCode.Ok;
     case 'call': {
       const name = options.target!;
@@ -496,13 +497,59 @@ function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' | ');
 }
 
-async function runList(client: McpClient, options: Options, io: CliIo): Promise<void> {
-  const [tools, resources, resourceTemplates, prompts] = await Promise.all([
-    client.hasCapability('tools') ? client.listAllTools() : [],
-    client.hasCapability('resources') ? client.listAllResources() : [],
-    client.hasCapability('resources') ? client.listAllResourceTemplates() : [],
-    client.hasCapability('prompts') ? client.listAllPrompts() : [],
-  ]);
+/** The four lists `list` shows, by the key they have in the JSON output. */
+type ListKey = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+
+/** A list the server refused (a JSON-RPC error), as `list --json` shows it. */
+interface ListFailure {
+  method: string;
+  code: number;
+  message: string;
+}
+
+/**
+ * Every list the server declares, each on its own: a server that refuses one of them (e.g. -32601
+ * for resources/templates/list while it declares resources) still has the others shown, with the
+ * refusal named. A failure that is not an answer (the server died, a timeout) fails the run, and
+ * so does a refusal of every list.
+ */
+async function fetchLists(client: McpClient): Promise<{ lists: Record<ListKey, unknown[]>; failures: Partial<Record<ListKey, ListFailure>> }> {
+  const requests: Array<[ListKey, Promise<unknown[]> | undefined]> = [
+    ['tools', client.hasCapability('tools') ? client.listAllTools() : undefined],
+    ['resources', client.hasCapability('resources') ? client.listAllResources() : undefined],
+    ['resourceTemplates', client.hasCapability('resources') ? client.listAllResourceTemplates() : undefined],
+    ['prompts', client.hasCapability('prompts') ? client.listAllPrompts() : undefined],
+  ];
+  const settled = await Promise.allSettled(requests.map(([, request]) => request ?? Promise.resolve([])));
+  const lists: Record<ListKey, unknown[]> = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+  const failures: Partial<Record<ListKey, ListFailure>> = {};
+  const refusals: RemoteError[] = [];
+  for (const [i, outcome] of settled.entries()) {
+    const key = requests[i][0];
+    if (outcome.status === 'fulfilled') {
+      lists[key] = outcome.value;
+      continue;
+    }
+    const err: unknown = outcome.reason;
+    if (!(err instanceof RemoteError)) throw err;
+    refusals.push(err);
+    failures[key] = { method: err.method, code: err.code, message: stripCodePrefix(err.message, err.code) };
+  }
+  const asked = requests.filter(([, request]) => request !== undefined).length;
+  if (refusals.length > 0 && refusals.length === asked) throw refusals[0];
+  return { lists, failures };
+}
+
+async function runList(client: McpClient, options: Options, io: CliIo, label: string): Promise<void> {
+  const { lists, failures } = await fetchLists(client);
+  const tools = lists.tools as Tool[];
+  const resources = lists.resources as Resource[];
+  const resourceTemplates = lists.resourceTemplates as ResourceTemplate[];
+  const prompts = lists.prompts as Prompt[];
+  // A refused list is said on stderr too, so a script reading stdout still learns of it.
+  for (const failure of Object.values(failures)) {
+    io.stderr(`mcp-host: warning: ${label} answered ${failure.method} with error ${failure.code}: ${failure.message} (the other lists are shown)\n`);
+  }
   const init = client.initializeResult!;
   if (options.json) {
     io.stdout(
@@ -517,6 +564,7 @@ async function runList(client: McpClient, options: Options, io: CliIo): Promise<
           resources,
           resourceTemplates,
           prompts,
+          errors: failures,
         },
         null,
         2,
@@ -536,6 +584,7 @@ async function runList(client: McpClient, options: Options, io: CliIo): Promise<
       resources,
       resourceTemplates,
       prompts,
+      errors: Object.fromEntries(Object.entries(failures).map(([key, f]) => [key, `the server answered ${f.method} with error ${f.code}: ${f.message}`])),
     }),
   );
 }
