@@ -3,7 +3,7 @@ import { UsageError, eachArgument, readServerOption, splitAtDashDash, type Serve
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { McpClient } from '../protocol/client';
-import { McpError, RemoteError } from '../protocol/errors';
+import { McpError, RemoteError, describeClose } from '../protocol/errors';
 import { parseConfigText, formatProblem, type ParsedConfig, type ServerDefinition } from '../host/config';
 import { createTransport, describeLaunch, type LaunchSpec } from '../host/transportFactory';
 import { Redactor, definitionSecrets, launchSecrets } from '../host/redact';
@@ -14,7 +14,7 @@ import { errorMessage } from '../util/errorMessage';
 import { formatListing, formatPromptResult, formatReadResult, formatToolResult } from './format';
 import { serverNameFromCommand, unknownNameHint } from './names';
 import { VERSION } from '../version';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/schemas';
+import { LoggingLevels, type LoggingLevel, type LoggingMessageParams, type Prompt, type Resource, type ResourceTemplate, type Tool } from '../protocol/schemas';
 import { ClosedOnEraProbeError, MissingClientCapabilityError, type ProtocolEraSetting } from '../protocol/era';
 import { InputNotOfferedError } from '../protocol/mrtr';
 import { TaskInterrupt, callToolTask, callsAsTask } from './taskRun';
@@ -72,7 +72,10 @@ Options:
   --timeout MS   timeout of every request (default 60000)
   --era auto|modern|legacy   the protocol era: auto (default) asks with server/discover and falls
                  back to initialize; modern (2026-07-28) or legacy (initialize) skip that probe
-  --verbose      show the server's stderr, prefixed with its name
+  --verbose      show the server's stderr and its log messages (notifications/message), prefixed
+                 with its name
+  --log-level LEVEL   ask the server for log messages from LEVEL up (logging/setLevel: debug, info,
+                 notice, warning, error, critical, alert, emergency) and show them on stderr
   --trace FILE   write every protocol message, both directions, to FILE as JSON Lines (the
                  traffic view's export format; secrets redacted)
   --args JSON    the tool's arguments, or the prompt's (a JSON object)
@@ -97,6 +100,8 @@ interface Options extends ServerChoice {
   task: boolean;
   /** --trace FILE: the protocol messages as JSON Lines. */
   traceFile?: string;
+  /** --log-level: sent with logging/setLevel; the server's log messages are then shown. */
+  logLevel?: LoggingLevel;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -126,6 +131,12 @@ function parseArgs(argv: string[]): Options {
       case '--trace':
         options.traceFile = value();
         break;
+      case '--log-level': {
+        const v = value();
+        if (!(LoggingLevels as readonly string[]).includes(v)) throw new UsageError(`--log-level is one of ${LoggingLevels.join(', ')}, not ${JSON.stringify(v)}`);
+        options.logLevel = v as LoggingLevel;
+        break;
+      }
       case '--args': {
         const v = value();
         let parsed: unknown;
@@ -356,7 +367,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     void transport.close();
   });
   const warn = (message: string) => options.verbose && io.stderr(`mcp-host: ${message}\n`);
-  const makeClient = (era: ProtocolEraSetting | undefined) =>
+  const makeBareClient = (era: ProtocolEraSetting | undefined) =>
     new McpClient(
       transport,
       {
@@ -371,6 +382,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       // modern server that needs them ends the request with InputNotOfferedError or -32021.
       { listRoots: () => [{ uri: pathToFileURL(target.rootDir).href, name: path.basename(target.rootDir) }] },
     );
+  const showLogs = options.verbose || options.logLevel !== undefined;
+  const makeClient = (era: ProtocolEraSetting | undefined) => {
+    const made = makeBareClient(era);
+    // Some servers put their whole diagnosis in log messages: shown like stderr (redacted and
+    // stripped of control characters by io.stderr), each cut short.
+    if (showLogs) made.onLogMessage((m) => io.stderr(`[${target.label}] ${describeLogMessage(m)}\n`));
+    return made;
+  };
   let client = makeClient(options.era ?? target.protocolEra);
 
   let connected = false;
@@ -382,6 +401,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       // A legacy server that exits on unknown methods: once more, a new process, no probe.
       // Said with --verbose only: a failure stays one line, a success prints nothing on stderr.
       warn(`${label} closed when probed with server/discover (the 2026-07-28 era probe); starting it again with --era ${err.retryEra}`);
+      trace?.event(`restarted as ${err.retryEra} after server/discover ended the process (the 2026-07-28 era probe)${err.closeInfo ? `: ${describeClose(err.closeInfo)}` : ''}`);
       client.dispose();
       await transport.close().catch(() => undefined);
       transport = makeTransport();
@@ -389,6 +409,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       await client.connect();
     }
     connected = true;
+    if (options.logLevel) await requestLogLevel(client, options.logLevel, label, io);
     return await runCommand(client, options, label, io, taskInterrupt);
   } catch (err) {
     if (interrupted) return ExitCode.Interrupted;
@@ -491,6 +512,34 @@ function describeFailure(err: unknown, label: string, failedTo: string): string 
   if (err instanceof McpError) return err.message;
   if (err instanceof Error) return `${label} ${failedTo}: ${err.message}`;
   return String(err);
+}
+
+/** How long one log message may be on stderr. */
+const LOG_MESSAGE_CHARS = 2000;
+
+/** A server's log message as one stderr line: level, logger, data (JSON unless text), cut short. */
+function describeLogMessage(m: LoggingMessageParams): string {
+  let data: string;
+  try {
+    data = typeof m.data === 'string' ? m.data : (JSON.stringify(m.data) ?? String(m.data));
+  } catch {
+    data = '(data that cannot be shown)';
+  }
+  if (data.length > LOG_MESSAGE_CHARS) data = `${data.slice(0, LOG_MESSAGE_CHARS)}… (${data.length} chars)`;
+  return `log ${m.level}${m.logger ? ` ${m.logger}` : ''}: ${data.replace(/\r?\n/g, ' | ')}`;
+}
+
+/** --log-level: logging/setLevel when the server declares logging; a warning otherwise. */
+async function requestLogLevel(client: McpClient, level: LoggingLevel, label: string, io: CliIo): Promise<void> {
+  if (!client.hasCapability('logging')) {
+    io.stderr(`mcp-host: warning: ${label} does not declare logging; --log-level ${level} not sent\n`);
+    return;
+  }
+  try {
+    await client.setLoggingLevel(level);
+  } catch (err) {
+    io.stderr(`mcp-host: warning: logging/setLevel ${level} failed: ${oneLine(errorMessage(err))}\n`);
+  }
 }
 
 function oneLine(text: string): string {

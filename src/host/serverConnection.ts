@@ -445,6 +445,10 @@ export class ServerConnection implements Disposable {
             `The server closed when probed with server/discover, the 2026-07-28 era probe${err.closeInfo ? ` (${describeClose(err.closeInfo)})` : ''}; ` +
               `starting it again with protocolEra '${err.retryEra}' (remembered for this server until its configuration changes)`,
           );
+          // A row of its own in the traffic view: the next `initialize` (id 1 again) is a new process.
+          this.traffic.recordEvent(
+            this.redactor.redact(`restarted as ${err.retryEra} after server/discover ended the process (the 2026-07-28 era probe)${err.closeInfo ? `: ${describeClose(err.closeInfo)}` : ''}`),
+          );
           era = err.retryEra;
           client.dispose();
           continue;
