@@ -231,6 +231,16 @@ export class ServerConnection implements Disposable {
     return this.configProblem;
   }
 
+  /**
+   * 'legacy' when this configuration ended its process on the era probe and was started again
+   * as legacy (the doctor suggests setting protocolEra); undefined otherwise.
+   */
+  get learnedProtocolEra(): ProtocolEra | undefined {
+    const definition = this.definitionValue;
+    if (!definition || this.learnedEra?.definitionKey !== JSON.stringify(definition)) return undefined;
+    return this.learnedEra.era;
+  }
+
   /** The client while running, else undefined. */
   get client(): McpClient | undefined {
     return this.stateValue.kind === 'running' ? this.stateValue.client : undefined;
