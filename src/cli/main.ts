@@ -84,6 +84,7 @@ Options:
                  status goes to stderr, Ctrl-C cancels it
 Exit status: 0 ok; 1 the server answered with an error (a tool's isError, an unknown tool, prompt or
 resource); 2 usage or config error; 3 the server failed (could not start, crashed, timed out).
+list: 0 also when the server refuses some of its lists (each named on stderr and in --json "errors").
 doctor: 0 no check failed (warnings allowed); 2 usage error; 3 a check failed for some server.`;
 
 type Command = 'list' | 'call' | 'read' | 'prompt' | 'servers';
