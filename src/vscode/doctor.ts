@@ -77,12 +77,19 @@ function runningSession(server: ServerConnection): DoctorCheck | undefined {
   const state = server.state;
   if (state.kind !== 'running') return undefined;
   const caps = Object.keys(state.capabilities);
-  return {
-    id: 'handshake',
-    title: 'Handshake',
-    status: 'pass',
-    detail:
-      `Running now (so no second copy was started): ${state.serverInfo.name} ${state.serverInfo.version}, protocol ${state.protocolVersion} (${state.era} era). ` +
-      `Capabilities: ${caps.length ? caps.join(', ') : 'none'}. Its log (Show Server Logs) has what it wrote on stderr.`,
-  };
+  const detail =
+    `Running now (so no second copy was started): ${state.serverInfo.name} ${state.serverInfo.version}, protocol ${state.protocolVersion} (${state.era} era). ` +
+    `Capabilities: ${caps.length ? caps.join(', ') : 'none'}. Its log (Show Server Logs) has what it wrote on stderr.`;
+  const learned = server.learnedProtocolEra;
+  if (learned) {
+    // As the CLI's doctor says after its own restart (src/host/doctor/handshake.ts).
+    return {
+      id: 'handshake',
+      title: 'Handshake',
+      status: 'warn',
+      detail: `${detail} It ended its process when probed with server/discover (the 2026-07-28 era probe) and was started again as ${learned}.`,
+      fix: `Add "protocolEra": "${learned}" to the server in ${server.source.file}: it starts once, without the probe.`,
+    };
+  }
+  return { id: 'handshake', title: 'Handshake', status: 'pass', detail };
 }
