@@ -99,6 +99,11 @@ interface Binding {
   resource: string;
 }
 
+/** The authorization server a configured (static) client was first used with. */
+interface StaticClientBinding {
+  issuer: string;
+}
+
 /** What discovery found for this server. */
 interface AuthContext {
   readonly as: AuthorizationServer;
@@ -166,6 +171,8 @@ export class OAuthProvider implements HttpAuthProvider {
     const binding = await this.loadBinding();
     if (binding) await this.options.store.delete(this.tokensKey(binding));
     await this.options.store.delete(this.bindingKey());
+    // A configured client is bound again to the next authorization server it is used with.
+    if (this.options.staticClient) await this.options.store.delete(this.staticClientKey(this.options.staticClient.clientId));
     this.tokens = null;
     this.binding = null;
     this.stepUps.clear();
@@ -294,6 +301,8 @@ export class OAuthProvider implements HttpAuthProvider {
     if (!request.scopes && this.signInTimes.length >= MAX_SIGN_INS_PER_WINDOW) {
       throw new Error(`Server '${this.options.serverName}' keeps refusing fresh sign-ins; stopped asking. Check the server's authorization setup.`);
     }
+    // Before anyone is asked: a configured client goes only to the AS it was first used with.
+    await this.checkStaticClientBinding(ctx);
     const confirmed = await interaction.confirmSignIn({
       serverName: this.options.serverName,
       resource: this.options.resource,
@@ -379,6 +388,7 @@ export class OAuthProvider implements HttpAuthProvider {
     stored: StoredClient | undefined,
     interaction: AuthorizationInteraction,
   ): Promise<ResolvedClient> {
+    await this.checkStaticClientBinding(ctx);
     const fixed = this.fixedClient(ctx);
     if (fixed) return fixed;
 
@@ -434,6 +444,30 @@ export class OAuthProvider implements HttpAuthProvider {
     return this.fromStored(ctx, record);
   }
 
+  /**
+   * A configured client (id and secret in the configuration) belongs to one authorization server;
+   * the configuration does not name it, so it is the first one the client is used with, stored
+   * here. Discovery naming another one later (the server, or whoever answers for it, says so) is
+   * refused: the secret is not sent there. Signing out forgets the binding.
+   */
+  private async checkStaticClientBinding(ctx: AuthContext): Promise<void> {
+    const s = this.options.staticClient;
+    if (!s) return;
+    const key = this.staticClientKey(s.clientId);
+    const bound = await this.readJson(key, 'configured client binding', isStaticClientBinding);
+    if (!bound) {
+      await this.options.store.store(key, JSON.stringify({ issuer: ctx.issuer } satisfies StaticClientBinding));
+      this.log(`the configured client ${s.clientId} is bound to the authorization server ${ctx.issuer}`);
+      return;
+    }
+    if (bound.issuer === ctx.issuer) return;
+    throw new Error(
+      `Server '${this.options.serverName}' now names the authorization server ${ctx.issuer}, but its configured OAuth client ${s.clientId} ` +
+        `belongs to ${bound.issuer}; not signing in there (the client secret is not sent to another authorization server). ` +
+        `If the server really moved, check its "oauth" client in the configuration, then sign out of it to bind the client again.`,
+    );
+  }
+
   /** The configured static client, or our CIMD URL where the AS supports it. Nothing stored. */
   private fixedClient(ctx: AuthContext): ResolvedClient | undefined {
     const s = this.options.staticClient;
@@ -458,6 +492,7 @@ export class OAuthProvider implements HttpAuthProvider {
 
   /** The client to refresh with: the one the tokens were obtained with. */
   private async currentClient(ctx: AuthContext): Promise<ResolvedClient | undefined> {
+    await this.checkStaticClientBinding(ctx);
     const fixed = this.fixedClient(ctx);
     if (fixed) return fixed;
     const stored = await this.loadStoredClient(ctx);
@@ -551,6 +586,11 @@ export class OAuthProvider implements HttpAuthProvider {
   /** Refresh after a restart needs only the AS metadata of the issuer the tokens came from. */
   private async contextFor(binding: Binding): Promise<AuthContext> {
     if (this.context && this.context.issuer === binding.issuer && this.context.resource === binding.resource) return this.context;
+    // Tokens from the 2025-03-26 fallback are bound to the server's own origin.
+    if (binding.issuer === new URL(this.resourceUrl.origin).href) {
+      this.context = this.checkedContext({ ...(await this.legacyContext()), resource: binding.resource });
+      return this.context;
+    }
     const as = await discoverAuthorizationServer(new URL(binding.issuer), this.fetchFn, (l) => this.log(l));
     const ctx: AuthContext = as ? { as, issuer: as.issuer, resource: binding.resource } : { ...(await this.legacyContext()), resource: binding.resource };
     if (ctx.issuer !== binding.issuer) throw new Error(`the authorization server ${binding.issuer} could not be reached`);
@@ -561,7 +601,9 @@ export class OAuthProvider implements HttpAuthProvider {
   private async legacyContext(): Promise<AuthContext> {
     const origin = new URL(this.resourceUrl.origin);
     const as = await discoverAuthorizationServer(origin, this.fetchFn, (l) => this.log(l), true);
-    if (as) return { as, issuer: as.issuer, resource: canonicalResource(this.resourceUrl) };
+    // The document's `issuer` is unchecked here (2025-03-26 servers often name another one): we
+    // name, key and prompt with the origin we actually talk to, never with what it claims.
+    if (as) return { as, issuer: origin.href, resource: canonicalResource(this.resourceUrl) };
     // 2025-03-26 "fallbacks for servers without metadata discovery": default endpoint paths.
     this.log('no authorization server metadata either; using the default /authorize, /token and /register');
     const fallback: AuthorizationServer = {
@@ -594,6 +636,9 @@ export class OAuthProvider implements HttpAuthProvider {
   }
   private tokensKey(b: Binding): string {
     return `${KEY_PREFIX}/tokens/${b.issuer} ${b.resource}`;
+  }
+  private staticClientKey(clientId: string): string {
+    return `${KEY_PREFIX}/static-client/${canonicalResource(this.resourceUrl)} ${clientId}`;
   }
   private clientKey(ctx: { issuer: string; resource: string }): string {
     return `${KEY_PREFIX}/client/${ctx.issuer} ${ctx.resource}`;
@@ -796,6 +841,10 @@ function portOf(uri: string | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+function isStaticClientBinding(v: unknown): v is StaticClientBinding {
+  return !!v && typeof v === 'object' && typeof (v as StaticClientBinding).issuer === 'string';
 }
 
 function isBinding(v: unknown): v is Binding {

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { errorMessage } from '../util/errorMessage';
 import { Emitter, HotEmitter, type Event } from '../util/event';
 import { LineDecoder, TextLineDecoder, encodeMessage } from './framing';
+import { canFindDescendants, findDescendants, signalIfSame, type FoundProcess } from './processTree';
 import { buildChildEnv, getEnv, planSpawn, type EnvOverrides, type SpawnPlan } from './spawn-plan';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
 
@@ -131,6 +132,8 @@ export class StdioTransport implements Transport {
   private lateError: Error | undefined;
   private stdinError: Error | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** The server's descendants found while stopping it (Linux), signalled with it. */
+  private readonly descendants = new Map<number, FoundProcess>();
   private readonly stderrTail: string[] = [];
 
   /** Batches not yet written, oldest first; `openBatch`, if any, is the last and still filling. */
@@ -487,6 +490,8 @@ export class StdioTransport implements Transport {
   /** Graceful: end stdin, then SIGTERM, then SIGKILL (the whole process group). */
   private beginShutdown(): void {
     const child = this.child!;
+    // Found while the server still runs: once it exits, its setsid() children belong to init.
+    this.rememberDescendants();
     // Messages still waiting for 'drain' go out ahead of the end of input.
     this.openBatch = undefined;
     if (this.queue.length > 0 && !this.stdinError && !child.stdin.destroyed) {
@@ -536,6 +541,7 @@ export class StdioTransport implements Transport {
       killWindowsTree(pid, child);
       return;
     }
+    this.rememberDescendants();
     try {
       process.kill(-pid, signal);
     } catch (err) {
@@ -550,6 +556,23 @@ export class StdioTransport implements Transport {
       } else if (errnoCode(err) !== 'ESRCH') {
         this.lateError ??= err instanceof Error ? err : new Error(String(err));
       }
+    }
+    this.signalDescendants(signal);
+  }
+
+  /**
+   * Adds the server's current descendants (Linux, /proc) to those to stop with it: a child that
+   * called setsid() is in a group of its own and a group signal misses it.
+   */
+  private rememberDescendants(): void {
+    const pid = this.child?.pid;
+    if (!canFindDescendants || pid === undefined || this.exit !== undefined) return;
+    for (const found of findDescendants(pid)) this.descendants.set(found.pid, found);
+  }
+
+  private signalDescendants(signal: NodeJS.Signals): void {
+    for (const found of this.descendants.values()) {
+      if (!signalIfSame(found, signal)) this.descendants.delete(found.pid);
     }
   }
 
@@ -568,6 +591,9 @@ export class StdioTransport implements Transport {
           // ESRCH: the group is already empty.
         }
       }
+      // Descendants found during Stop that left the group (setsid) go with it too.
+      this.signalDescendants('SIGKILL');
+      this.descendants.clear();
     }
     liveTransports.delete(this);
     this.rejectQueueWhenGone(this.stdinError);
@@ -649,6 +675,8 @@ export class StdioTransport implements Transport {
       if (isWindows) {
         spawnSync('taskkill', ['/T', '/F', '/PID', String(pid)], { windowsHide: true, stdio: 'ignore' });
       } else {
+        const descendants = findDescendants(pid);
+        for (const found of descendants) signalIfSame(found, 'SIGKILL');
         process.kill(-pid, 'SIGKILL');
       }
     } catch {

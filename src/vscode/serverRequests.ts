@@ -4,6 +4,7 @@ import type { Root } from '../protocol/schemas';
 import type { HostController } from './hostController';
 import { createElicitationHandler } from './usage/requests/elicitation';
 import { createSamplingHandler, SamplingConsent, type ServerRef } from './usage/requests/sampling';
+import { usageServices } from './services';
 
 /** roots/list: the workspace folders, as file URIs. */
 export function createRootsHandler(): () => Root[] {
@@ -19,6 +20,13 @@ export function createRootsHandler(): () => Root[] {
 export function createServerRequestHandlers(context: vscode.ExtensionContext, controller: HostController): (server: ServerRef) => ClientRequestHandlers {
   const consent = new SamplingConsent(context.globalState);
   const listRoots = createRootsHandler();
+  // A server's waiting questions go when it stops; "decline all" lasts until it starts again.
+  context.subscriptions.push(
+    controller.registry.onDidChangeState(({ server, state }) => {
+      if (state.kind === 'stopping' || state.kind === 'stopped' || state.kind === 'error') usageServices.questions.drop(server.id);
+      else if (state.kind === 'starting') usageServices.questions.resume(server.id);
+    }),
+  );
   return (server) => {
     const ref: ServerRef = { id: server.id, name: server.name };
     // The server's own log (redacted, and kept for its error details), else its channel.

@@ -1,3 +1,4 @@
+import { FairQuestionQueue } from '../host/questionQueue';
 import { VsCodePrompter, type UsagePrompter } from './prompter';
 import { LanguageModelSampling, type SamplingModel } from './usage/requests/samplingModel';
 
@@ -10,7 +11,11 @@ class UsageServices {
   private readonly realModel = new LanguageModelSampling();
   private prompterValue: UsagePrompter = this.realPrompter;
   private modelValue: SamplingModel = this.realModel;
-  private queue: Promise<unknown> = Promise.resolve();
+  /**
+   * The servers' questions, one at a time (VS Code has one quick input, and a second question
+   * would close the first), taking turns across servers; see FairQuestionQueue.
+   */
+  readonly questions = new FairQuestionQueue();
 
   get prompter(): UsagePrompter {
     return this.prompterValue;
@@ -26,19 +31,6 @@ class UsageServices {
 
   setSamplingModel(model: SamplingModel | undefined): void {
     this.modelValue = model ?? this.realModel;
-  }
-
-  /**
-   * Runs the servers' questions one at a time: VS Code has one quick input, and a second
-   * question would close the first. A request cancelled while it waits never shows.
-   */
-  exclusive<T>(signal: AbortSignal | undefined, fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => {
-      if (signal?.aborted) throw new Error('cancelled by the server');
-      return fn();
-    });
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }
 

@@ -92,7 +92,7 @@ describe("The servers' own requests in a real VS Code", function () {
         assert.match(q.options.detail ?? '', /Test Model \(integration tests\), at most 20 tokens, temperature 0\.7/);
         assert.match(q.options.detail ?? '', /System prompt: You are a helpful test server\./);
         assert.match(q.options.detail ?? '', /User: Resource trigger-sampling-request context: What is 2\+2\?/);
-        assert.deepEqual(q.buttons, ['Allow Once', 'Always Allow', 'Deny']);
+        assert.deepEqual(q.buttons, ['Allow Once', 'Always Allow', 'Deny', 'Deny All from This Server for Now']);
         return 'Allow Once';
       });
       const text = await call('everything', 'trigger-sampling-request', { prompt: 'What is 2+2?', maxTokens: 20 });
@@ -299,6 +299,27 @@ describe("The servers' own requests in a real VS Code", function () {
       assert.match(await call('everything', 'trigger-elicitation-request'), /❌ User declined/);
     });
 
+    it('"Decline All from This Server for Now": its further questions (elicitation, sampling) are declined unasked until it restarts', async () => {
+      suite.hooks.setSamplingModel(new ScriptedModel(() => 'never'));
+      suite.person.once('elicitation.start', /Decline All from This Server/);
+      assert.match(await call('everything', 'trigger-elicitation-request'), /❌ User declined/);
+      const asked = suite.person.asked.length;
+      assert.match(await call('everything', 'trigger-elicitation-request'), /❌ User declined/);
+      assert.match(await call('everything', 'trigger-sampling-request', { prompt: 'x', maxTokens: 5 }), /User rejected sampling request/);
+      assert.equal(suite.person.asked.length, asked, 'nobody was asked');
+      const log = suite.api.controller.recentLog(server(suite.api, 'everything').id).join('\n');
+      assert.match(log, /declined without asking/);
+      // Another server is still asked.
+      suite.person.once('sampling.consent', 'Deny');
+      assert.equal((await ask('sampling/createMessage', { messages: [{ role: 'user', content: { type: 'text', text: 'hi' } }], maxTokens: 5 })).error?.code, -1);
+      assert.equal(suite.person.asked.length, asked + 1);
+      // Restarted, it is asked again.
+      await server(suite.api, 'everything').restart();
+      suite.person.once('elicitation.start', /^\$\(circle-slash\) Decline$/);
+      assert.match(await call('everything', 'trigger-elicitation-request'), /❌ User declined/);
+      assert.equal(suite.person.questions('elicitation.start').length, 2);
+    });
+
     it('form mode: selection counts, optional fields left empty, and a send refused until the form is complete', async () => {
       const requestedSchema = {
         type: 'object',
@@ -356,7 +377,7 @@ describe("The servers' own requests in a real VS Code", function () {
         assert.match(q.text, /"everything" asks you to open a page on example\.com/);
         assert.match(q.options.detail ?? '', /Full URL: https:\/\/example\.com\/connect\?x=1/);
         assert.match(q.options.detail ?? '', /Domain: example\.com/);
-        assert.deepEqual(q.buttons, ['Open', 'Decline']);
+        assert.deepEqual(q.buttons, ['Open', 'Decline', 'Decline All from This Server for Now']);
         return 'Open';
       });
       suite.person.once('openExternal', undefined);

@@ -253,6 +253,68 @@ describe('OAuth against a real authorization server (oidc-provider)', () => {
     }
   });
 
+  test('a configured static client stays with its authorization server: when the server names another, its secret is not sent there', async () => {
+    const s = await setup({ prm: 'path', provider: { staticClient: { clientId: STATIC_CLIENT.clientId, clientSecret: STATIC_CLIENT.clientSecret } } });
+    const as2 = await startAuthorizationServer();
+    allServers.push(as2);
+    const transport = createHttpTransport('http', { url: s.rs.url, label: "server 'remote'", auth: s.provider });
+    const client = new McpClient(transport, { label: "server 'remote'", clientInfo: { name: 'mcp-host-tests', version: '0.0.0' }, requestTimeoutMs: 15_000 });
+    try {
+      await client.connect();
+      assert.equal((await client.listTools()).tools.length, 1);
+      assert.ok(s.logs.some((l) => l.includes(`bound to the authorization server ${s.as.issuer}`)), s.logs.join('\n'));
+      const confirmationsBefore = s.browser.confirmations;
+      await s.rs.moveTo(as2.issuer);
+      const err = await rejectsWith(client.listTools(), Error);
+      assert.match(err.message, new RegExp(`configured OAuth client ${STATIC_CLIENT.clientId} belongs to ${s.as.issuer.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      assert.equal(as2.authorizationRequests.length, 0, 'the client id never went to the other authorization server');
+      assert.equal(as2.tokenRequests.length, 0, 'nor the secret');
+      assert.equal(s.browser.confirmations, confirmationsBefore, 'no sign-in was offered for the other authorization server');
+      // Signing out forgets the binding: the next sign-in binds the client again (to the server now named).
+      await s.provider.signOut();
+      assert.equal(s.store.keys().some((k) => k.includes('/static-client/')), false);
+    } finally {
+      await client.close().catch(() => undefined);
+      client.dispose();
+      await transport.close().catch(() => undefined);
+      await s.stop();
+      await as2.stop();
+    }
+  });
+
+  test('2025-03-26 fallback (no resource metadata): the sign-in prompt names the server origin, not the issuer its document claims', async () => {
+    const claimed = 'https://login.trusted-company.example.com/';
+    let port = 0;
+    const legacy = http.createServer((req, res) => {
+      const origin = `http://127.0.0.1:${port}`;
+      if (req.url === '/.well-known/oauth-authorization-server') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ issuer: claimed, authorization_endpoint: `${origin}/authorize`, token_endpoint: `${origin}/token`, code_challenge_methods_supported: ['S256'], response_types_supported: ['code'] }));
+      } else if (req.url?.startsWith('/.well-known/')) res.writeHead(404).end();
+      else res.writeHead(401, { 'www-authenticate': 'Bearer' }).end();
+    });
+    await new Promise<void>((resolve) => legacy.listen(0, '127.0.0.1', resolve));
+    port = (legacy.address() as { port: number }).port;
+    const url = `http://127.0.0.1:${port}/mcp`;
+    const asked: string[] = [];
+    const interaction = {
+      confirmSignIn: async (request: { authorizationServer: string }) => {
+        asked.push(request.authorizationServer);
+        return false;
+      },
+      openBrowser: async () => assert.fail('no browser after a declined prompt'),
+    };
+    const logs: string[] = [];
+    const provider = new OAuthProvider({ serverName: 'legacy', resource: url, store: new MemorySecretStore(), interaction, interactive: true, log: (l) => (logs.push(l), allLogs.push(l)) });
+    try {
+      await rejectsWith(authedPost(provider, url, 'tools/list'), AuthorizationRequiredError);
+      assert.deepEqual(asked, [`http://127.0.0.1:${port}/`]);
+      for (const line of logs) assert.ok(!line.includes('trusted-company'), `the claimed issuer was named: ${line}`);
+    } finally {
+      await new Promise<void>((resolve) => legacy.close(() => resolve()));
+    }
+  });
+
   test('short-lived tokens are refreshed before expiry, once for many concurrent requests', async () => {
     const s = await setup({ accessTokenTtl: 2 });
     try {

@@ -14,6 +14,7 @@ import { REPO_ROOT } from '../helpers/paths';
  *   --ignore-sigterm  ignore SIGTERM
  *   --grandchild F    start a grandchild (same process group, ignores SIGTERM) and write its pid to F
  *   --grandchild-inherit-stderr  the grandchild keeps our stderr open
+ *   --setsid-child F  start a child in its own session (detached: setsid(), ignores SIGTERM), pid to F
  *   --hold-stdin      do not read stdin until SIGUSR1
  *   --slow            read stdin slowly
  *   --close-stdin     close stdin at once but keep running
@@ -36,6 +37,12 @@ if (value('--grandchild')) {
     { stdio: ['ignore', 'ignore', flag('--grandchild-inherit-stderr') ? 'inherit' : 'ignore'] });
   g.unref();
   writeAtomic(value('--grandchild'), String(g.pid));
+}
+if (value('--setsid-child')) {
+  const g = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); setTimeout(() => process.exit(0), 60000);"],
+    { detached: true, stdio: 'ignore' });
+  g.unref();
+  writeAtomic(value('--setsid-child'), String(g.pid));
 }
 if (flag('--banner')) process.stdout.write('Starting server v1.0 ... OK\n');
 if (flag('--ignore-eof')) setInterval(() => {}, 1000);
@@ -406,6 +413,19 @@ describe('StdioTransport: shutdown', { timeout: 20000 }, () => {
     const info = await closed;
     assert.equal(info.exitCode, 0);
     await waitFor(() => !isAlive(gpid), `grandchild ${gpid} to die`, 2000);
+  });
+
+  test('close() kills a child that left the process group (setsid) and ignores SIGTERM (Linux: found in /proc)', { skip: process.platform !== 'linux' }, async () => {
+    for (const serverArgs of [[], ['--ignore-eof']]) {
+      const pidFile = path.join(dir, `setsid-${Date.now()}.pid`);
+      const { t, closed } = makeTransport(['--setsid-child', pidFile, ...serverArgs], { shutdown: { closeStdinGraceMs: 200, sigtermGraceMs: 300 } });
+      await t.start();
+      const cpid = await readPid(pidFile);
+      assert.ok(isAlive(cpid));
+      await t.close();
+      await closed;
+      await waitFor(() => !isAlive(cpid), `setsid child ${cpid} (server ${serverArgs.join(' ') || 'exits on EOF'}) to die`, 2000);
+    }
   });
 
   test('the grandchild does not survive a server that exits by itself, even holding stderr open', async () => {

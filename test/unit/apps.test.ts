@@ -388,3 +388,55 @@ describe('the bridge after the view is gone, and what it tells the view', () => 
     assert.equal(sent.length, 3);
   });
 });
+
+describe("a remote server's app and this machine's network", () => {
+  const loopback = ['http://localhost:3000', 'ws://localhost', 'https://app.localhost', 'http://127.0.0.1:8080', 'http://127.1', 'http://0x7f.0.0.1', 'http://2130706433', 'http://0.0.0.0:9000', 'http://0.0.0.0'];
+  const privateNetwork = ['http://10.0.0.1', 'https://172.16.5.4', 'https://172.31.255.255/x', 'http://192.168.1.1', 'http://169.254.169.254/latest', 'http://printer.local', 'https://*.corp.local', 'http://router.home.arpa'];
+  const internet = ['https://api.example.com', 'https://172.32.0.1', 'https://192.169.0.1', 'https://11.0.0.1', 'wss://*.example.com:443', 'https://localhost.example.com'];
+
+  test('a public remote server: loopback and private-network origins refused in every field, the rest kept', () => {
+    const declared = { connectDomains: [...loopback, ...privateNetwork, ...internet], resourceDomains: ['http://127.0.0.1', 'https://cdn.example.com'], frameDomains: ['http://10.1.2.3'] };
+    const { csp, rejected, refusedNetwork } = checkedCsp(declared, 'public');
+    assert.deepEqual(csp.connectDomains, internet);
+    assert.deepEqual(csp.resourceDomains, ['https://cdn.example.com']);
+    assert.deepEqual(csp.frameDomains, []);
+    assert.deepEqual(rejected, []);
+    assert.deepEqual(refusedNetwork, [...loopback, ...privateNetwork, 'http://127.0.0.1', 'http://10.1.2.3']);
+  });
+
+  test('a server on the private network may name it, not this machine; a local server (and stdio) anything', () => {
+    const declared = { connectDomains: [...loopback, ...privateNetwork, ...internet] };
+    const fromPrivate = checkedCsp(declared, 'private');
+    assert.deepEqual(fromPrivate.csp.connectDomains, [...privateNetwork, ...internet]);
+    assert.deepEqual(fromPrivate.refusedNetwork, loopback);
+    assert.deepEqual(checkedCsp(declared, 'loopback').csp.connectDomains, [...loopback, ...privateNetwork, ...internet]);
+    assert.deepEqual(checkedCsp(declared).refusedNetwork, []);
+  });
+
+  test('loadAppResource passes the zone through: the app still opens without the refused origins', async () => {
+    const html = '<p>hi</p>';
+    const app = await loadAppResource(
+      async (uri) => ({ contents: [{ uri, mimeType: 'text/html;profile=mcp-app', text: html, _meta: { ui: { csp: { connectDomains: ['http://localhost:1234', 'https://api.example.com'] } } } }] }),
+      'ui://x/view',
+      undefined,
+      'public',
+    );
+    assert.equal(app.html, html);
+    assert.deepEqual(app.csp.connectDomains, ['https://api.example.com']);
+    assert.deepEqual(app.refusedNetworkDomains, ['http://localhost:1234']);
+  });
+});
+
+describe('network zones', () => {
+  test('IPv6 and names as URLs carry them', async () => {
+    const { zoneOfHostname, zoneOfUrl } = await import('../../src/util/networkZone');
+    assert.equal(zoneOfUrl(new URL('http://[::1]:3000/mcp')), 'loopback');
+    assert.equal(zoneOfUrl(new URL('http://[::ffff:127.0.0.1]/')), 'loopback');
+    assert.equal(zoneOfUrl(new URL('http://[::ffff:192.168.0.2]/')), 'private');
+    assert.equal(zoneOfUrl(new URL('http://[fd12:3456::1]/')), 'private');
+    assert.equal(zoneOfUrl(new URL('http://[fe80::1]/')), 'private');
+    assert.equal(zoneOfUrl(new URL('http://[2001:db8::1]/')), 'public');
+    assert.equal(zoneOfUrl(new URL('https://mcp.example.com/')), 'public');
+    assert.equal(zoneOfHostname('LOCALHOST.'), 'loopback');
+  });
+});

@@ -387,6 +387,27 @@ describe('doctor: diagnoseServer', () => {
     }
   });
 
+  test("an untrusted workspace's server: the login shell is not run to find its command (a trusted one's is)", { skip: !posix && 'POSIX login shell' }, async () => {
+    const shellDir = dir();
+    const ranFile = path.join(shellDir, 'shell-ran');
+    const loginBin = dir();
+    program(loginBin, 'only-on-login-xyz');
+    // A "login shell" that leaves a mark when it runs and adds a folder to the PATH, as a profile would.
+    const shell = path.join(shellDir, 'marking-shell');
+    fs.writeFileSync(shell, `#!/bin/sh\necho ran >> ${JSON.stringify(ranFile)}\nPATH=${loginBin}:$PATH\nexport PATH\nexec /bin/sh -c "$2"\n`, { mode: 0o755 });
+    const def: ServerDefinition = { type: 'stdio', name: 'login-only', command: 'only-on-login-xyz', args: [], env: {}, source: source() };
+    // No loginShellPath given: the doctor would run $SHELL -ilc itself.
+    const withShell = (untrusted?: string) => environment({ processEnv: { PATH: '/usr/bin:/bin', SHELL: shell }, loginShellPath: undefined, ...(untrusted ? { untrusted } : {}) });
+    const untrusted = await diagnoseServer({ name: def.name, source: def.source, definition: def }, withShell('the workspace is not trusted'));
+    assert.equal(fs.existsSync(ranFile), false, 'the login shell ran for an untrusted workspace');
+    const command = untrusted.checks.find((c) => c.id === 'command')!;
+    assert.equal(command.status, 'fail');
+    assert.match(command.detail, /login shell was not asked/);
+    const trusted = await diagnoseServer({ name: def.name, source: def.source, definition: def }, withShell());
+    assert.equal(fs.existsSync(ranFile), true, 'a trusted server still gets the login shell lookup');
+    assert.match(trusted.checks.find((c) => c.id === 'command')!.detail, /your login shell finds it at/);
+  });
+
   test('secrets from the environment, envFile and stored inputs never reach the report, even when the server prints them', async () => {
     const envFile = path.join(dir(), 'secrets.env');
     fs.writeFileSync(envFile, 'FILE_API_KEY=envfile-secret-value-77\n');

@@ -3,6 +3,7 @@
 // Content Security Policy made from it. No `vscode`: the editor floor renders what this returns.
 import { MCP_APP_MIME_TYPE } from '../../protocol/apps';
 import { isRecord } from '../../util/isRecord';
+import { zoneIsWithin, zoneOfHostname, type NetworkZone } from '../../util/networkZone';
 import type { ReadResourceResult, Resource, ResourceContents } from '../../protocol/schemas';
 
 /** The origins an app declares it needs (McpUiResourceCsp), checked: only well-formed origins. */
@@ -19,6 +20,12 @@ export interface AppResource {
   csp: AppCsp;
   /** Declared origins that were left out because they are not plain origins (a quote, a `;`, a keyword). */
   rejectedDomains: string[];
+  /**
+   * Declared origins left out because they lie further inside the network than the server itself:
+   * a remote server's app may not reach this machine (localhost, 127/8, ::1) or the private network
+   * (10/8, 192.168/16, *.local, ...) through the editor.
+   */
+  refusedNetworkDomains: string[];
   /** Whether the view asks for a visible border (undefined: the host decides). */
   prefersBorder?: boolean;
 }
@@ -38,7 +45,12 @@ type CspField = keyof AppCsp;
  * base64 blob). Its `_meta.ui` is read from the content item, with the resources/list entry as
  * fallback (as the extension's specification says).
  */
-export async function loadAppResource(read: (uri: string) => Promise<ReadResourceResult>, uri: string, listed?: Pick<Resource, '_meta'>): Promise<AppResource> {
+export async function loadAppResource(
+  read: (uri: string) => Promise<ReadResourceResult>,
+  uri: string,
+  listed?: Pick<Resource, '_meta'>,
+  serverZone: NetworkZone = 'loopback',
+): Promise<AppResource> {
   if (!uri.startsWith('ui://')) throw new AppResourceError(`The view ${uri} is not a ui:// resource.`);
   const result = await read(uri);
   const content = result.contents.find((c) => c.uri === uri && isAppMime(c.mimeType)) ?? result.contents.find((c) => isAppMime(c.mimeType));
@@ -47,8 +59,8 @@ export async function loadAppResource(read: (uri: string) => Promise<ReadResourc
     throw new AppResourceError(`The view ${uri} is not an MCP App: expected ${MCP_APP_MIME_TYPE}, the server sent ${types}.`);
   }
   const ui = uiMeta(content._meta) ?? uiMeta(listed?._meta) ?? {};
-  const { csp, rejected } = checkedCsp(ui.csp);
-  const resource: AppResource = { uri, html: htmlOf(content), csp, rejectedDomains: rejected };
+  const { csp, rejected, refusedNetwork } = checkedCsp(ui.csp, serverZone);
+  const resource: AppResource = { uri, html: htmlOf(content), csp, rejectedDomains: rejected, refusedNetworkDomains: refusedNetwork };
   if (typeof ui.prefersBorder === 'boolean') resource.prefersBorder = ui.prefersBorder;
   return resource;
 }
@@ -79,22 +91,38 @@ const LABEL = '[a-z0-9-]+';
 const HOST = `(?:\\*\\.${LABEL}(?:\\.${LABEL})+|${LABEL}(?:\\.${LABEL})*)`;
 const ORIGIN = new RegExp(`^(?:https?|wss?)://${HOST}(?::(?:\\d{1,5}|\\*))?(?:/[a-z0-9._~\\-/%]*)?$`, 'i');
 
-export function checkedCsp(declared: unknown): { csp: AppCsp; rejected: string[] } {
+/**
+ * The well-formed origins of a declared policy. `serverZone` is where the server itself is (a stdio
+ * server: 'loopback', it runs here anyway; a remote one: the zone of its URL's host): an origin
+ * further inside (a public server naming 127.0.0.1 or 192.168.1.1) is refused in every field, so a
+ * remote app cannot reach the user's machine or network from inside the editor.
+ */
+export function checkedCsp(declared: unknown, serverZone: NetworkZone = 'loopback'): { csp: AppCsp; rejected: string[]; refusedNetwork: string[] } {
   const source = typeof declared === 'object' && declared !== null ? (declared as Record<string, unknown>) : {};
   const rejected: string[] = [];
+  const refusedNetwork: string[] = [];
   const field = (name: CspField): string[] => {
     const values = Array.isArray(source[name]) ? (source[name] as unknown[]) : [];
     const kept: string[] = [];
     for (const value of values) {
-      if (typeof value === 'string' && ORIGIN.test(value)) kept.push(value);
-      else rejected.push(String(value));
+      if (typeof value !== 'string' || !ORIGIN.test(value)) rejected.push(String(value));
+      else if (!zoneIsWithin(zoneOfHostname(hostOfSource(value)), serverZone)) refusedNetwork.push(value);
+      else kept.push(value);
     }
     return kept;
   };
   return {
     csp: { connectDomains: field('connectDomains'), resourceDomains: field('resourceDomains'), frameDomains: field('frameDomains'), baseUriDomains: field('baseUriDomains') },
     rejected,
+    refusedNetwork,
   };
+}
+
+/** The host of a source ORIGIN accepted: between `://` and the port or path. */
+function hostOfSource(source: string): string {
+  const rest = source.slice(source.indexOf('://') + 3);
+  const end = rest.search(/[:/]/);
+  return end === -1 ? rest : rest.slice(0, end);
 }
 
 /**

@@ -104,10 +104,14 @@ async function diagnoseStdio(def: StdioServerDefinition, variables: VariableReso
   } else {
     const childEnv = buildChildEnv(env.processEnv, overrides, platform);
     const lookup = { pathValue: getEnv(childEnv, 'PATH', platform), cwd: cwdCheck.status === 'fail' ? process.cwd() : startsIn, platform, env: childEnv };
-    // The login shell is asked only when it can help: a bare name that is not on the PATH.
+    // The login shell is asked only when it can help: a bare name that is not on the PATH; and
+    // never for an untrusted workspace's server (running the user's profile is running something).
     const needsLogin = !namesAPath(command, platform) && !findCommand(command, lookup).found;
-    const loginPath = needsLogin ? await (env.loginShellPath?.() ?? readLoginShellPath(env.processEnv, platform)) : undefined;
-    const check = checkCommand({ command, lookup, loginPath, file });
+    const loginPath = needsLogin && !env.untrusted ? await (env.loginShellPath?.() ?? readLoginShellPath(env.processEnv, platform)) : undefined;
+    let check = checkCommand({ command, lookup, loginPath, file });
+    if (needsLogin && env.untrusted && check.status === 'fail') {
+      check = { ...check, detail: `${check.detail} Your login shell was not asked for its PATH (not for an untrusted workspace's server).` };
+    }
     commandFound = check.status === 'pass';
     checks.push(check);
     const run = packageRunOf(command, args.filter((a): a is string => a !== undefined));

@@ -7,12 +7,14 @@ import { appPageCsp, appViewCsp, type AppCsp, type AppResource } from '../../hos
 import type { ServerConnection } from '../../host/serverConnection';
 import type { CallToolResult, Resource, ResourceTemplate, Tool } from '../../protocol/schemas';
 import { errorMessage } from '../../util/errorMessage';
+import { QuestionDeclinedError } from '../../host/questionQueue';
+import { usageServices } from '../services';
 import { VERSION } from '../../version';
 import { escapeHtml, loadWebview, webviewOptions, type WebviewPage } from '../webview/html';
 import type { AppPageFromWebview, AppPageToWebview, PageTheme } from '../webview/mcpAppProtocol';
 import { confirmDestructive } from '../usage/tools/confirm';
 import { toolLabel } from '../usage/tools/runner';
-import { toolMaxTotalMs, toolTimeoutMs } from '../usage/tools/settings';
+import { isDestructive, isTrusted, toolMaxTotalMs, toolTimeoutMs } from '../usage/tools/settings';
 
 /** What the page of a view reports, for tests: that it loaded the view into its frame. */
 export interface McpAppPanelHandle {
@@ -143,8 +145,10 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
   private delegate(): AppHostDelegate {
     const server = this.server;
     return {
-      confirmToolCall: (tool, args) => confirmDestructive(server, tool, args),
-      confirmLink: (url) => askToOpenLink(server, this.tool, url),
+      // A view's questions wait their turn with the server's other questions (one at a time, fairly).
+      confirmToolCall: (tool, args) =>
+        !isDestructive(tool) || isTrusted(server.name, tool.name) ? Promise.resolve(true) : askInTurn(server, () => confirmDestructive(server, tool, args)),
+      confirmLink: (url) => askInTurn(server, () => askToOpenLink(server, this.tool, url)),
       openLink: async (url) => {
         const uri = linkUri(url);
         return uri !== undefined && (await vscode.env.openExternal(uri));
@@ -207,6 +211,16 @@ function linkUri(url: string): vscode.Uri | undefined {
   return ['http', 'https', 'mailto'].includes(uri.scheme) ? uri : undefined;
 }
 
+/** A view's yes/no question in the servers' question line; no when the person declines all from the server. */
+async function askInTurn(server: ServerConnection, ask: () => Promise<boolean>): Promise<boolean> {
+  try {
+    return await usageServices.questions.ask(server.id, ask);
+  } catch (err) {
+    if (err instanceof QuestionDeclinedError) return false;
+    throw err;
+  }
+}
+
 /** ui/open-link: a modal question that names the address as it will be opened (decoded). */
 async function askToOpenLink(server: ServerConnection, tool: Tool, url: string): Promise<boolean> {
   const uri = linkUri(url);
@@ -215,11 +229,14 @@ async function askToOpenLink(server: ServerConnection, tool: Tool, url: string):
     return false;
   }
   const open = vscode.l10n.t('Open');
+  const declineAll = vscode.l10n.t('Decline All from This Server for Now');
   const answer = await vscode.window.showWarningMessage(
     vscode.l10n.t('The view of "{0}" (server "{1}") wants to open {2}', toolLabel(tool), server.name, uri.toString(true)),
     { modal: true },
     open,
+    declineAll,
   );
+  if (answer === declineAll) usageServices.questions.declineAll(server.id);
   return answer === open;
 }
 

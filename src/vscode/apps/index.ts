@@ -7,6 +7,7 @@ import { AppResourceError, loadAppResource } from '../../host/apps/resource';
 import type { ServerConnection } from '../../host/serverConnection';
 import type { CallToolResult, Tool } from '../../protocol/schemas';
 import { errorMessage } from '../../util/errorMessage';
+import { zoneOfUrl, type NetworkZone } from '../../util/networkZone';
 import { McpAppPanel, type McpAppPanelHandle } from './appPanel';
 import { webviewsLoaded } from '../webview/html';
 
@@ -58,7 +59,7 @@ export class McpAppViews implements vscode.Disposable {
     let resource;
     try {
       const listed = server.lists.resources.find((r) => r.uri === uri);
-      resource = await loadAppResource((u) => server.readResource(u), uri, listed);
+      resource = await loadAppResource((u) => server.readResource(u), uri, listed, serverZone(server));
     } catch (err) {
       const why = err instanceof AppResourceError ? err.message : errorMessage(err);
       void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: the view of "{0}" on "{1}" could not be loaded: {2}', tool.name, server.name, server.redact(why)));
@@ -66,6 +67,13 @@ export class McpAppViews implements vscode.Disposable {
     }
     if (resource.rejectedDomains.length > 0) {
       server.logger.warn(`The view ${uri} declared origins that are not plain origins; left out of its policy: ${resource.rejectedDomains.join(', ')}`);
+    }
+    if (resource.refusedNetworkDomains.length > 0) {
+      const refused = resource.refusedNetworkDomains.join(', ');
+      server.logger.warn(`The view ${uri} of a remote server declared origins on this machine or the private network; left out of its policy: ${refused}`);
+      void vscode.window.showWarningMessage(
+        vscode.l10n.t('MCP Host: the view of "{0}" on the remote server "{1}" may not reach this machine or your private network; left out: {2}', tool.name, server.name, server.redact(refused)),
+      );
     }
     // Run Tool's result view opens just before: let its page start first (see webviewsLoaded).
     await webviewsLoaded();
@@ -80,5 +88,16 @@ export class McpAppViews implements vscode.Disposable {
   dispose(): void {
     for (const panel of [...this.panels.values()]) panel.dispose();
     this.panels.clear();
+  }
+}
+
+/** Where the server runs: a stdio server runs here (its app may name anything); a remote one, its URL's zone. */
+function serverZone(server: ServerConnection): NetworkZone {
+  const definition = server.definition;
+  if (!definition || definition.type === 'stdio') return 'loopback';
+  try {
+    return zoneOfUrl(new URL(definition.url));
+  } catch {
+    return 'public';
   }
 }

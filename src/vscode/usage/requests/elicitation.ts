@@ -5,6 +5,7 @@ import type { Logger } from '../../../util/logger';
 import type { PickItem } from '../../prompter';
 import { showSchemaForm } from '../../webview/schemaForm';
 import { usageServices } from '../../services';
+import { QuestionDeclinedError } from '../../../host/questionQueue';
 import type { ServerRef } from './sampling';
 import {
   displayValue,
@@ -17,24 +18,40 @@ import {
 } from './elicitationSchema';
 
 export type ElicitResult = { action: 'accept'; content?: Record<string, FieldValue> } | { action: 'decline' } | { action: 'cancel' };
+/** What a question can end with: an answer for the server, or "decline all from this server for now". */
+type Asked = ElicitResult | { action: 'decline-all' };
+
+/** The choice that declines this question and every other of the same server until it restarts. */
+export const DECLINE_ALL_LABEL = 'Decline All from This Server for Now';
 
 /** elicitation/create for one server: form mode in quick inputs (or the schema-form webview), URL mode after asking. */
 export function createElicitationHandler(server: ServerRef, log: () => Logger) {
   return async (params: Record<string, unknown>, ctx: IncomingRequestContext): Promise<Record<string, unknown>> => {
     const mode = params.mode ?? 'form';
     const message = typeof params.message === 'string' ? params.message : '';
-    let result: ElicitResult;
+    let ask: () => Promise<Asked>;
     if (mode === 'url') {
       const url = parseUrl(params.url);
-      result = await usageServices.exclusive(ctx.signal, () => askToOpenUrl(server, message, url, ctx.signal));
+      ask = () => askToOpenUrl(server, message, url, ctx.signal);
     } else if (mode === 'form') {
       const fields = parseRequestedSchema(params.requestedSchema);
       const style = vscode.workspace.getConfiguration('mcpHost').get<string>('elicitation.form', 'quickInput');
-      result = await usageServices.exclusive(ctx.signal, () =>
-        style === 'webview' ? fillWebviewForm(server, message, params.requestedSchema as Record<string, unknown>, fields, ctx.signal) : fillForm(server, message, fields, ctx.signal),
-      );
+      ask = () => (style === 'webview' ? fillWebviewForm(server, message, params.requestedSchema as Record<string, unknown>, fields, ctx.signal) : fillForm(server, message, fields, ctx.signal));
     } else {
       throw new McpError(ErrorCode.InvalidParams, `elicitation/create: mode ${JSON.stringify(mode)} is not supported (this client supports "form" and "url")`);
+    }
+    let result: Asked;
+    try {
+      result = await usageServices.questions.ask(server.id, ask, ctx.signal);
+    } catch (err) {
+      if (!(err instanceof QuestionDeclinedError)) throw err;
+      log().info(`Elicitation (${String(mode)}): declined without asking (the user declines all questions from this server until it restarts)`);
+      return { action: 'decline' };
+    }
+    if (result.action === 'decline-all') {
+      usageServices.questions.declineAll(server.id);
+      log().info(`Elicitation (${String(mode)}): the user declined this and every further question from this server until it restarts`);
+      return { action: 'decline' };
     }
     log().info(`Elicitation (${String(mode)}): the user chose ${result.action}`);
     return result;
@@ -56,7 +73,7 @@ function parseUrl(value: unknown): URL {
 }
 
 /** URL mode: show the full URL and its domain, open it only when the person says so. */
-async function askToOpenUrl(server: ServerRef, message: string, url: URL, signal: AbortSignal): Promise<ElicitResult> {
+async function askToOpenUrl(server: ServerRef, message: string, url: URL, signal: AbortSignal): Promise<Asked> {
   const host = url.hostname;
   const warnings: string[] = [];
   if (host.split('.').some((label) => label.startsWith('xn--'))) warnings.push(`Warning: the domain is written in Punycode (${host}); it may imitate another domain.`);
@@ -69,11 +86,13 @@ async function askToOpenUrl(server: ServerRef, message: string, url: URL, signal
     { key: 'elicitation.url', modal: true, detail, signal },
     'Open',
     'Decline',
+    DECLINE_ALL_LABEL,
   );
   if (answer === 'Open') {
     await usageServices.prompter.openExternal(vscode.Uri.parse(url.href, true));
     return { action: 'accept' };
   }
+  if (answer === DECLINE_ALL_LABEL) return { action: 'decline-all' };
   return answer === 'Decline' ? { action: 'decline' } : { action: 'cancel' };
 }
 
@@ -120,18 +139,20 @@ type Choice = PickItem & { value: string };
  * field (defaults filled in), then a review where any field can be changed before sending.
  * Escape cancels.
  */
-export async function fillForm(server: ServerRef, message: string, fields: readonly ElicitField[], signal: AbortSignal): Promise<ElicitResult> {
+export async function fillForm(server: ServerRef, message: string, fields: readonly ElicitField[], signal: AbortSignal): Promise<Asked> {
   const prompter = usageServices.prompter;
   const title = `MCP server "${server.name}" asks`;
   const start = await prompter.pick<Choice>(
     [
       { label: '$(edit) Answer', description: fields.length === 1 ? '1 field' : `${fields.length} fields`, value: 'answer' },
       { label: '$(circle-slash) Decline', description: 'tell the server you will not answer', value: 'decline' },
+      { label: `$(circle-slash) ${DECLINE_ALL_LABEL}`, description: 'this and every further question from it, until it restarts', value: 'decline-all' },
     ],
     { key: 'elicitation.start', title, placeHolder: message || 'The server asks for information', ignoreFocusOut: true, signal },
   );
   if (!start) return { action: 'cancel' };
   if (start.value === 'decline') return { action: 'decline' };
+  if (start.value === 'decline-all') return { action: 'decline-all' };
 
   const values = initialValues(fields);
   for (let i = 0; i < fields.length; i++) {

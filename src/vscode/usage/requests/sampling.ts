@@ -3,6 +3,7 @@ import { McpError, ErrorCode } from '../../../protocol/errors';
 import type { IncomingRequestContext } from '../../../protocol/connection';
 import type { Logger } from '../../../util/logger';
 import { usageServices } from '../../services';
+import { QuestionDeclinedError } from '../../../host/questionQueue';
 import type { SamplingRequest } from './samplingModel';
 import { errorMessage } from '../../../util/errorMessage';
 
@@ -11,6 +12,9 @@ export interface ServerRef {
   readonly id: string;
   readonly name: string;
 }
+
+/** The consent dialog's choice that denies this and every further request of the server until it restarts. */
+export const DENY_ALL_LABEL = 'Deny All from This Server for Now';
 
 /** MCP: "User rejected sampling request". */
 export const USER_REJECTED = -1;
@@ -109,16 +113,32 @@ export function createSamplingHandler(server: ServerRef, consent: SamplingConsen
       );
     }
     if (!consent.isAlwaysAllowed(server)) {
-      const answer = await usageServices.exclusive(ctx.signal, () =>
-        usageServices.prompter.message(
-          'warning',
-          `The MCP server "${server.name}" wants to use a language model (sampling).`,
-          { key: 'sampling.consent', modal: true, detail: describeRequest(request, model.label), signal: ctx.signal },
-          'Allow Once',
-          'Always Allow',
-          'Deny',
-        ),
-      );
+      let answer: string | undefined;
+      try {
+        answer = await usageServices.questions.ask(
+          server.id,
+          () =>
+            usageServices.prompter.message(
+              'warning',
+              `The MCP server "${server.name}" wants to use a language model (sampling).`,
+              { key: 'sampling.consent', modal: true, detail: describeRequest(request, model.label), signal: ctx.signal },
+              'Allow Once',
+              'Always Allow',
+              'Deny',
+              DENY_ALL_LABEL,
+            ),
+          ctx.signal,
+        );
+      } catch (err) {
+        if (!(err instanceof QuestionDeclinedError)) throw err;
+        log().info('Sampling: denied without asking (the user denies this server until it restarts)');
+        throw new McpError(USER_REJECTED, 'User rejected sampling request');
+      }
+      if (answer === DENY_ALL_LABEL) {
+        usageServices.questions.declineAll(server.id);
+        log().info('Sampling: the user denied this and every further question from this server until it restarts');
+        throw new McpError(USER_REJECTED, 'User rejected sampling request');
+      }
       if (answer === 'Always Allow') {
         await consent.allowAlways(server);
         log().info(`Sampling: always allowed for "${server.name}" (MCP Host: Reset Sampling Consent forgets it)`);
