@@ -32,6 +32,7 @@ import {
   discoverAuthorizationServer,
   discoverProtectedResource,
   isLoopbackHttp,
+  ResourceMismatchError,
   type Fetch,
 } from './discovery';
 import { startLoopback } from './loopback';
@@ -44,6 +45,7 @@ import {
   type StaticClientConfig,
 } from './types';
 import { errorMessage } from '../util/errorMessage';
+import { METADATA_MAX_BYTES, boundedFetch } from '../transport/httpBody';
 
 export interface OAuthProviderOptions {
   /** The configured server name, for prompts, logs and errors. */
@@ -143,7 +145,8 @@ export class OAuthProvider implements HttpAuthProvider {
 
   constructor(private readonly options: OAuthProviderOptions) {
     this.resourceUrl = new URL(options.resource);
-    this.fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
+    // Every answer oauth4webapi and discovery read (metadata, tokens, registration) is bounded (#18).
+    this.fetchFn = boundedFetch(options.fetch ?? ((input, init) => fetch(input, init)), METADATA_MAX_BYTES);
     this.interactive = options.interactive ?? false;
   }
 
@@ -221,6 +224,16 @@ export class OAuthProvider implements HttpAuthProvider {
     }
     await this.signInShared({ challenge: bearer, reason: 'the server asks for authorization' });
     return (await this.loadTokens()) ? 'retry' : 'fail';
+  }
+
+  /** Whether the server publishes protected-resource metadata (a metadata mismatch counts: sign-in then says why it stops). */
+  async advertisesOAuth(resource: URL): Promise<boolean> {
+    if (!this.sameOrigin(resource)) return false;
+    try {
+      return (await discoverProtectedResource(this.resourceUrl, undefined, this.fetchFn, (l) => this.log(l))) !== undefined;
+    } catch (err) {
+      return err instanceof ResourceMismatchError;
+    }
   }
 
   /**

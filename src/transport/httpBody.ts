@@ -1,0 +1,154 @@
+/**
+ * Reading an HTTP body a server controls (#18): the one place bodies are read. Every read
+ * counts bytes as they arrive and cancels the body at its limit, so an endless or huge body
+ * costs at most the limit in memory; nothing here calls `res.text()`, `json()` or
+ * `arrayBuffer()`, which read a body whole first. Kept apart from the transports so a later
+ * change of HTTP client (node:http) touches this file alone.
+ */
+
+/** Enough of an error body to show its reason; the rest is cancelled unread. */
+export const ERROR_EXCERPT_BYTES = 8 * 1024;
+/** OAuth and resource metadata, token and registration answers: small documents. */
+export const METADATA_MAX_BYTES = 256 * 1024;
+/** What a drain reads to let the connection be reused; past it the body is cancelled. */
+export const DRAIN_MAX_BYTES = 16 * 1024;
+
+/** A body outgrew its limit. `seenBytes` is what arrived (or what Content-Length declared). */
+export class BodyTooLargeError extends Error {
+  constructor(
+    readonly what: string,
+    readonly seenBytes: number,
+    readonly limitBytes: number,
+    readonly declared: boolean,
+  ) {
+    super(
+      `${what} is larger than the limit of ${limitBytes} bytes (${declared ? `its Content-Length says ${seenBytes}` : `${seenBytes} bytes arrived before it was cut off`})`,
+    );
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+interface Prefix {
+  readonly bytes: Uint8Array;
+  /** Bytes that arrived, the cut-off part included. */
+  readonly seen: number;
+  /** The body ended within the limit. */
+  readonly complete: boolean;
+}
+
+/** Reads at most `limit` bytes, then cancels the rest of the body. */
+async function readPrefix(res: Response, limit: number): Promise<Prefix> {
+  const body = res.body;
+  if (body === null) return { bytes: new Uint8Array(0), seen: 0, complete: true };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let seen = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return { bytes: concat(chunks, seen), seen, complete: true };
+      const room = limit - seen;
+      seen += value.byteLength;
+      if (value.byteLength > room) {
+        if (room > 0) chunks.push(value.subarray(0, room));
+        reader.cancel().then(undefined, () => undefined);
+        return { bytes: concat(chunks, limit), seen, complete: false };
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    reader.cancel().then(undefined, () => undefined);
+    throw err;
+  } finally {
+    reader.releaseLock();
+  }
+}
+
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  return Buffer.concat(chunks, length);
+}
+
+function declaredLength(res: Response): number | undefined {
+  const value = res.headers.get('content-length');
+  if (value === null || !/^\d{1,15}$/.test(value.trim())) return undefined;
+  return Number(value.trim());
+}
+
+function cancelBody(res: Response): void {
+  res.body?.cancel().then(undefined, () => undefined);
+}
+
+/**
+ * The whole body, at most `limit` bytes; rejects with BodyTooLargeError (naming `what`) as soon
+ * as Content-Length or the bytes that arrived pass the limit, and cancels the body then.
+ */
+export async function readBodyLimited(res: Response, limit: number, what: string): Promise<Uint8Array> {
+  const declared = declaredLength(res);
+  if (declared !== undefined && declared > limit) {
+    cancelBody(res);
+    throw new BodyTooLargeError(what, declared, limit, true);
+  }
+  const prefix = await readPrefix(res, limit);
+  if (!prefix.complete) throw new BodyTooLargeError(what, prefix.seen, limit, false);
+  return prefix.bytes;
+}
+
+/** readBodyLimited, decoded as UTF-8. */
+export async function readTextLimited(res: Response, limit: number, what: string): Promise<string> {
+  return new TextDecoder().decode(await readBodyLimited(res, limit, what));
+}
+
+/** The first `max` bytes of a body as text (for an error's excerpt); never rejects. */
+export async function readTextPrefix(res: Response, max = ERROR_EXCERPT_BYTES): Promise<string> {
+  try {
+    return new TextDecoder().decode((await readPrefix(res, max)).bytes);
+  } catch {
+    // The body is only decoration.
+    return '';
+  }
+}
+
+/** Reads and discards a small body so the connection can be reused; a larger one is cancelled. */
+export async function drain(res: Response, max = DRAIN_MAX_BYTES): Promise<void> {
+  if (res.body === null) return;
+  const declared = declaredLength(res);
+  if (declared !== undefined && declared > max) {
+    cancelBody(res);
+    return;
+  }
+  try {
+    await readPrefix(res, max);
+  } catch {
+    // Nothing to keep.
+  }
+}
+
+/** Statuses whose Response may not carry a body. */
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * The same response with its body read (bounded) into memory: for readers that call `json()` or
+ * `text()` themselves (oauth4webapi). Rejects with BodyTooLargeError past the limit.
+ */
+export async function boundedResponse(res: Response, limit: number, what: string): Promise<Response> {
+  const bytes = await readBodyLimited(res, limit, what);
+  const body = NULL_BODY_STATUSES.has(res.status) ? null : bytes;
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** A fetch whose responses carry bounded bodies (boundedResponse): for small documents only, never streams. */
+export function boundedFetch(inner: typeof globalThis.fetch, limit: number): typeof globalThis.fetch {
+  return async (input, init) => {
+    const res = await inner(input, init);
+    return boundedResponse(res, limit, `the answer from ${originOf(input)}`);
+  };
+}
+
+function originOf(input: string | URL | Request): string {
+  try {
+    return new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin;
+  } catch {
+    return 'the server';
+  }
+}
