@@ -152,3 +152,32 @@ function originOf(input: string | URL | Request): string {
     return 'the server';
   }
 }
+
+/**
+ * A JSON-RPC error's message (or an OAuth error's description), or the start of a text body, cut
+ * short. Not redacted here (the transport layer knows no secrets): the host redacts what it shows.
+ */
+export function bodyDetail(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  try {
+    const value = JSON.parse(trimmed) as { error?: { message?: unknown } | unknown; error_description?: unknown; message?: unknown };
+    const error = value?.error as { message?: unknown } | undefined;
+    if (typeof error?.message === 'string') return excerptText(error.message, EXCERPT_CHARS);
+    if (typeof value?.error_description === 'string') return excerptText(value.error_description, EXCERPT_CHARS);
+    if (typeof value?.message === 'string') return excerptText(value.message, EXCERPT_CHARS);
+  } catch {
+    // Not JSON: show the start of the text.
+  }
+  return excerptText(trimmed, EXCERPT_CHARS);
+}
+
+/** How much of a server's reason an error shows. */
+const EXCERPT_CHARS = 300;
+
+/** A short, single-line excerpt for logs (only its head is scanned: the text may be megabytes). */
+export function excerptText(text: string, max = 160): string {
+  const head = text.length > 4 * max ? text.slice(0, 4 * max) : text;
+  const line = head.replace(/\s+/g, ' ').trim();
+  return line.length > max || head !== text ? `${line.slice(0, max)}…` : line;
+}

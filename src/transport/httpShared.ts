@@ -9,10 +9,10 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { AuthChallenge, HttpAuthProvider } from '../auth/types';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
 import { errorMessage } from '../util/errorMessage';
-import { BodyTooLargeError, drain, readTextPrefix } from './httpBody';
+import { BodyTooLargeError, bodyDetail, drain, excerptText, readTextPrefix } from './httpBody';
 import { RedirectRefusedError, fetchFollowing, sameOriginHop } from './redirects';
 
-export { drain };
+export { bodyDetail, drain, excerptText };
 
 export { HttpTransportError };
 import { HttpTransportError } from './httpError';
@@ -304,34 +304,6 @@ const STATUS_HINTS: Record<number, string> = {
   406: 'the server does not accept the content types this client uses',
   415: 'the server does not accept JSON bodies here',
 };
-
-/**
- * A JSON-RPC error's message (or an OAuth error's description), or the start of a text body, cut
- * short. Not redacted here (the transport layer knows no secrets): the host redacts what it shows.
- */
-export function bodyDetail(text: string): string {
-  const trimmed = text.trim();
-  if (trimmed === '') return '';
-  try {
-    const value = JSON.parse(trimmed) as { error?: { message?: unknown } | unknown; error_description?: unknown; message?: unknown };
-    const error = value?.error as { message?: unknown } | undefined;
-    if (typeof error?.message === 'string') return excerptText(error.message, EXCERPT_CHARS);
-    if (typeof value?.error_description === 'string') return excerptText(value.error_description, EXCERPT_CHARS);
-    if (typeof value?.message === 'string') return excerptText(value.message, EXCERPT_CHARS);
-  } catch {
-    // Not JSON: show the start of the text.
-  }
-  return excerptText(trimmed, EXCERPT_CHARS);
-}
-
-/** How much of a server's reason an error shows. */
-const EXCERPT_CHARS = 300;
-
-/** A short, single-line excerpt for logs. */
-export function excerptText(text: string, max = 160): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max)}…` : line;
-}
 
 /** Whether the content type is an SSE stream. */
 export function isEventStream(contentType: string | null): boolean {
