@@ -318,7 +318,7 @@ describe('doctor: authentication probe', () => {
   test("403 with a reason of the server's own (#23): the reason is shown, no advice to add an Authorization header", async () => {
     const s = await serve((_req, res) => res.writeHead(403, { 'content-type': 'text/plain' }).end('Access is only allowed at localhost:4321'));
     try {
-      for (const headers of [{}, { 'X-Api-Key': 'k-123' }]) {
+      for (const headers of [{}, { 'X-Api-Key': 'k-123' }] as Record<string, string>[]) {
         const forbidden = await checkAuthentication({ ...probe, url: s.url, headers, tokenHeld: () => Promise.resolve(undefined) });
         assert.equal(forbidden.check.status, 'fail');
         assert.match(forbidden.check.detail, /403 Forbidden: "Access is only allowed at localhost:4321"/);
