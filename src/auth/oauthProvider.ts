@@ -767,7 +767,7 @@ function clientAuth(method: string, secret: string | undefined): ClientAuth {
 async function readRegistration(response: Response): Promise<Record<string, unknown> & { client_id: string }> {
   let body: unknown;
   try {
-    body = await response.json();
+    body = await response.json(); // bounded: fetchFn reads at most METADATA_MAX_BYTES
   } catch {
     throw new Error(`client registration answered HTTP ${response.status} without JSON`);
   }
