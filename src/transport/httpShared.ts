@@ -140,7 +140,7 @@ export async function fetchWithAuth(
       const detail = await excerptOf(res);
       if (headers.authorization !== undefined) throw credentialsRefused(o, detail);
       throw new HttpTransportError(
-        `${o.shownUrl} requires authorization (HTTP 401${detail}) and no sign-in is configured for it. ` +
+        `${o.shownUrl} requires authorization (HTTP 401) and no sign-in is configured for it.${says(detail)} ` +
           'Add the needed credentials (an "Authorization" header or an OAuth client) to the server configuration.',
         { code: 'HTTP_401', status: 401, url: o.shownUrl, label: o.label },
       );
@@ -156,7 +156,7 @@ export async function fetchWithAuth(
     const detail = await excerptOf(res);
     if (attempt >= MAX_AUTH_RETRIES) {
       throw new HttpTransportError(
-        `${o.shownUrl} still answers HTTP ${res.status}${detail} after signing in ${MAX_AUTH_RETRIES} times; ` +
+        `${o.shownUrl} still answers HTTP ${res.status} after signing in ${MAX_AUTH_RETRIES} times;${says(detail)} ` +
           'the account may lack access to this server. Sign out and in again, or check the server configuration.',
         { code: `HTTP_${res.status}`, status: res.status, url: o.shownUrl, label: o.label },
       );
@@ -171,23 +171,26 @@ export async function fetchWithAuth(
     if (decision !== 'retry') {
       throw new HttpTransportError(
         res.status === 401
-          ? `${o.shownUrl} requires authorization (HTTP 401${detail}) and no valid sign-in could be obtained. Sign in again.`
-          : `${o.shownUrl} refused access (HTTP 403 Forbidden${detail})${detail ? '' : '. The account may lack a needed permission or scope'}.`,
+          ? `${o.shownUrl} requires authorization (HTTP 401) and no valid sign-in could be obtained.${says(detail)} Sign in again.`
+          : `${o.shownUrl} refused access (HTTP 403 Forbidden${detail ? `: ${detail}` : ''})${detail ? '' : '. The account may lack a needed permission or scope'}.`,
         { code: `HTTP_${res.status}`, status: res.status, url: o.shownUrl, label: o.label },
       );
     }
   }
 }
 
-/** `: <the server's reason>` from the first part of an error body (or nothing), the rest cancelled. */
+/** The server's reason from the first part of an error body (or ''); the rest is cancelled unread. */
 async function excerptOf(res: Response): Promise<string> {
-  const detail = bodyDetail(await readTextPrefix(res));
-  return detail ? `: ${detail}` : '';
+  return bodyDetail(await readTextPrefix(res));
+}
+
+function says(detail: string): string {
+  return detail ? ` The server says: "${detail}".` : '';
 }
 
 function credentialsRefused(o: ResolvedHttpOptions, detail: string): HttpTransportError {
   return new HttpTransportError(
-    `${o.shownUrl} refused the credentials given (HTTP 401${detail}). Check the "Authorization" header (--header, or "headers" in the configuration).`,
+    `${o.shownUrl} refused the credentials given (HTTP 401${detail ? `: ${detail}` : ''}). Check the "Authorization" header (--header, or "headers" in the configuration).`,
     { code: 'HTTP_401', status: 401, url: o.shownUrl, label: o.label },
   );
 }
