@@ -9,7 +9,7 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { AuthChallenge, HttpAuthProvider } from '../auth/types';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
 import { errorMessage } from '../util/errorMessage';
-import { BodyTooLargeError, bodyDetail, drain, excerptText, readTextPrefix } from './httpBody';
+import { BodyTooLargeError, EventLoopSlicer, bodyDetail, drain, excerptText, readTextPrefix } from './httpBody';
 import { RedirectRefusedError, fetchFollowing, sameOriginHop } from './redirects';
 
 export { bodyDetail, drain, excerptText };
@@ -340,8 +340,10 @@ export async function readEventStream(body: ReadableStream<Uint8Array>, sink: Ss
   });
   const decoder = new TextDecoder();
   const reader = body.getReader();
+  const slicer = new EventLoopSlicer();
   try {
     for (;;) {
+      await slicer.yieldIfBusy();
       const { done, value } = await reader.read();
       if (done) break;
       parser.feed(decoder.decode(value, { stream: true }));
