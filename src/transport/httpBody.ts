@@ -12,6 +12,11 @@ export const ERROR_EXCERPT_BYTES = 8 * 1024;
 export const METADATA_MAX_BYTES = 256 * 1024;
 /** What a drain reads to let the connection be reused; past it the body is cancelled. */
 export const DRAIN_MAX_BYTES = 16 * 1024;
+/**
+ * How long an excerpt or a drain waits for a body to end: an error body that never ends (a 403
+ * whose connection stays open) must not hold the request until its timeout.
+ */
+export const EXCERPT_WAIT_MS = 2000;
 
 /** A body outgrew its limit. `seenBytes` is what arrived (or what Content-Length declared). */
 export class BodyTooLargeError extends Error {
@@ -54,18 +59,33 @@ interface Prefix {
   readonly complete: boolean;
 }
 
-/** Reads at most `limit` bytes, then cancels the rest of the body. */
-async function readPrefix(res: Response, limit: number): Promise<Prefix> {
+/**
+ * Reads at most `limit` bytes, then cancels the rest of the body. With `waitMs`, a body that has
+ * not ended by then is cancelled too, and what arrived is returned (not complete).
+ */
+async function readPrefix(res: Response, limit: number, waitMs?: number): Promise<Prefix> {
   const body = res.body;
   if (body === null) return { bytes: new Uint8Array(0), seen: 0, complete: true };
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   const slicer = new EventLoopSlicer();
   let seen = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const late =
+    waitMs === undefined
+      ? undefined
+      : new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), waitMs);
+        });
   try {
     for (;;) {
       await slicer.yieldIfBusy();
-      const { done, value } = await reader.read();
+      const read = late === undefined ? await reader.read() : await Promise.race([reader.read(), late]);
+      if (read === undefined) {
+        reader.cancel().then(undefined, () => undefined);
+        return { bytes: concat(chunks, seen), seen, complete: false };
+      }
+      const { done, value } = read;
       if (done) return { bytes: concat(chunks, seen), seen, complete: true };
       const room = limit - seen;
       seen += value.byteLength;
@@ -80,7 +100,12 @@ async function readPrefix(res: Response, limit: number): Promise<Prefix> {
     reader.cancel().then(undefined, () => undefined);
     throw err;
   } finally {
-    reader.releaseLock();
+    clearTimeout(timer);
+    try {
+      reader.releaseLock();
+    } catch {
+      // A read still pending after the wait: the body is cancelled anyway.
+    }
   }
 }
 
@@ -122,7 +147,7 @@ export async function readTextLimited(res: Response, limit: number, what: string
 /** The first `max` bytes of a body as text (for an error's excerpt); never rejects. */
 export async function readTextPrefix(res: Response, max = ERROR_EXCERPT_BYTES): Promise<string> {
   try {
-    return new TextDecoder().decode((await readPrefix(res, max)).bytes);
+    return new TextDecoder().decode((await readPrefix(res, max, EXCERPT_WAIT_MS)).bytes);
   } catch {
     // The body is only decoration.
     return '';
@@ -138,7 +163,7 @@ export async function drain(res: Response, max = DRAIN_MAX_BYTES): Promise<void>
     return;
   }
   try {
-    await readPrefix(res, max);
+    await readPrefix(res, max, EXCERPT_WAIT_MS);
   } catch {
     // Nothing to keep.
   }

@@ -192,8 +192,8 @@ describe('hostile HTTP through the CLI (bounded memory, clear errors)', () => {
   });
 
   test("#23: a 403 with a plain-text reason fails at once with the status and the server's reason", async () => {
-    for (const era of [[], ['--era', 'legacy']]) {
-      const run = await cli(['list', '--url', url('forbidden'), ...era]);
+    for (const [route, era] of [['forbidden', []], ['forbidden', ['--era', 'legacy']], ['forbidden-open', []]] as const) {
+      const run = await cli(['list', '--url', url(route), ...era]);
       assert.notEqual(run.status, 0);
       assert.match(run.stderr, /HTTP 403 Forbidden: Access is only allowed at localhost:\d+/);
       assert.doesNotMatch(run.stderr, /timed out|scope/);
@@ -269,9 +269,11 @@ describe('hostile HTTP through ServerConnection (no stall, bounded memory)', () 
   });
 
   test('#23: a 403 with a reason and a refused Authorization header, each said as it is', async () => {
-    const forbidden = await connect({ url: url('forbidden'), headers: {} }, oauth);
-    assert.equal(forbidden.state, 'error');
-    assert.match(forbidden.message, /HTTP 403 Forbidden: Access is only allowed at localhost:\d+/);
+    for (const route of ['forbidden', 'forbidden-open']) {
+      const forbidden = await connect({ url: url(route), headers: {} }, oauth);
+      assert.equal(forbidden.state, 'error');
+      assert.match(forbidden.message, /HTTP 403 Forbidden: Access is only allowed at localhost:\d+/);
+    }
     const refused = await connect({ url: url('unauthorized'), headers: { Authorization: BEARER } }, oauth);
     assert.equal(refused.state, 'error');
     assert.match(refused.message, /refused the credentials given \(HTTP 401: invalid api key\)/);
