@@ -57,6 +57,20 @@ describe('bounded bodies', () => {
     assert.deepEqual(await copy.json(), { a: 1 });
   });
 
+  test('an error body that never ends: the excerpt is what arrived within the wait, and the body is cancelled', async () => {
+    let cancelled = false;
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('Access is only allowed at localhost:1234'));
+      },
+      cancel() {
+        cancelled = true;
+      },
+    });
+    assert.equal(await readTextPrefix(new Response(body)), 'Access is only allowed at localhost:1234');
+    assert.equal(cancelled, true);
+  });
+
   test('excerptText scans only the head of a huge text', () => {
     const text = `${'word '.repeat(2_000_000)}`;
     const started = process.hrtime.bigint();
