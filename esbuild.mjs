@@ -25,18 +25,21 @@ const common = {
  * Parts loaded on first use are bundles of their own, beside extension.js and cli.js, not inlined:
  * host/loadRemote.ts requires '../remote' (the HTTP transports and OAuth: dist/remote.js) when a
  * remote server is first used; vscode/webview/validation.ts requires '../../ajv' (Ajv: dist/ajv.js)
- * when a tool's arguments are first checked.
+ * when a tool's arguments are first checked; host/loadInspect.ts requires '../inspect' (the doctor
+ * and the server report: dist/inspect.js) when a server is first diagnosed or reported on.
  */
 const LAZY_PARTS = [
   { importer: 'src/host/loadRemote.ts', specifier: '../remote', output: './remote.js' },
   { importer: 'src/vscode/webview/validation.ts', specifier: '../../ajv', output: './ajv.js' },
   // The server report's schema checks (the extension's and the CLI's).
   { importer: 'src/host/report/schemaValidity.ts', specifier: '../../ajv', output: './ajv.js' },
+  // The doctor and the server report, in the extension (the CLI keeps them inline).
+  { importer: 'src/host/loadInspect.ts', specifier: '../inspect', output: './inspect.js' },
 ];
 const lazyPartsAsSeparateBundles = {
   name: 'lazy-parts-as-separate-bundles',
   setup(build) {
-    build.onResolve({ filter: /^\.\.\/(\.\.\/)?(remote|ajv)$/ }, (args) => {
+    build.onResolve({ filter: /^\.\.\/(\.\.\/)?(remote|ajv|inspect)$/ }, (args) => {
       const importer = args.importer.replaceAll('\\', '/');
       const part = LAZY_PARTS.find((p) => importer.endsWith(p.importer) && p.specifier === args.path);
       return part ? { path: part.output, external: true } : undefined;
@@ -50,6 +53,7 @@ const builds = [
   // Loaded by the two above on first use (LAZY_PARTS).
   { ...common, entryPoints: ['src/remote.ts'], outfile: 'dist/remote.js' },
   { ...common, entryPoints: ['src/ajv.ts'], outfile: 'dist/ajv.js' },
+  { ...common, entryPoints: ['src/inspect.ts'], outfile: 'dist/inspect.js', plugins: [lazyPartsAsSeparateBundles] },
   // The webview pages: browser scripts, one per page, with their libraries (markdown-it) inside.
   {
     ...common,

@@ -75,11 +75,11 @@ async function loadSdk(baseUrl) {
   };
 }
 
-/** The floor: see http-floor-client.mjs. */
-async function loadFloor(baseUrl) {
+/** The floor: see http-floor-client.mjs; `socket` posts through node:http with a keep-alive agent. */
+async function loadFloor(baseUrl, { socket = false } = {}) {
   return {
     async open(options) {
-      const client = new HttpFloorClient(sessionUrl(baseUrl, options));
+      const client = new HttpFloorClient(sessionUrl(baseUrl, options), { socket });
       const init = await client.request('initialize', { protocolVersion: PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO });
       if (typeof init.protocolVersion !== 'string') throw new Error('floor: bad initialize result');
       client.setProtocolVersion(init.protocolVersion);
@@ -103,4 +103,4 @@ async function loadFloor(baseUrl) {
   };
 }
 
-export const HTTP_CLIENTS = { ours: loadOurs, sdk: loadSdk, floor: loadFloor };
+export const HTTP_CLIENTS = { ours: loadOurs, sdk: loadSdk, floor: loadFloor, socket: (baseUrl) => loadFloor(baseUrl, { socket: true }) };

@@ -5,10 +5,38 @@
 // by the id of the answer. An SSE answer is split on blank lines and its `data:` lines parsed,
 // nothing more (no event ids, no resumption). No validation, no timeouts, no cancellation, no
 // GET stream. close() DELETEs the session, as a client should.
+//
+// With { socket: true } it posts through node:http and a keep-alive Agent instead of fetch: the
+// second, lower floor ("socket"), the least a client can pay for HTTP in Node at all.
+import http from 'node:http';
+
+/** One request through node:http on a keep-alive agent; resolves with status, headers and the body as text. */
+function postWithAgent(agent, url, method, headers, body) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers, agent }, (res) => {
+      res.setEncoding('utf8');
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode, ok: res.statusCode >= 200 && res.statusCode < 300, header: (name) => res.headers[name] ?? null, text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+async function postWithFetch(url, method, headers, body) {
+  const res = await fetch(url, { method, headers, body });
+  const text = await res.text();
+  return { status: res.status, ok: res.ok, header: (name) => res.headers.get(name), text };
+}
 
 export class HttpFloorClient {
-  constructor(url) {
+  constructor(url, { socket = false } = {}) {
     this.url = url;
+    const agent = socket ? new http.Agent({ keepAlive: true, maxSockets: Infinity }) : undefined;
+    this.send = socket ? (method, headers, body) => postWithAgent(agent, url, method, headers, body) : (method, headers, body) => postWithFetch(url, method, headers, body);
+    this.agent = agent;
     this.pending = new Map();
     this.nextId = 1;
     this.headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -16,16 +44,13 @@ export class HttpFloorClient {
 
   /** Posts one message; resolves when its answer (if any) has been dispatched. */
   async post(message) {
-    const res = await fetch(this.url, { method: 'POST', headers: this.headers, body: JSON.stringify(message) });
-    if (res.status === 202) {
-      await res.arrayBuffer();
-      return;
-    }
-    const text = await res.text();
+    const res = await this.send('POST', this.headers, JSON.stringify(message));
+    if (res.status === 202) return;
+    const text = res.text;
     if (!res.ok) throw new Error(`HTTP ${res.status}: ${text}`);
-    const sessionId = res.headers.get('mcp-session-id');
+    const sessionId = res.header('mcp-session-id');
     if (sessionId !== null && this.headers['mcp-session-id'] === undefined) this.headers['mcp-session-id'] = sessionId;
-    if (res.headers.get('content-type').startsWith('text/event-stream')) {
+    if (res.header('content-type').startsWith('text/event-stream')) {
       for (const event of text.split('\n\n')) {
         let data = '';
         for (const line of event.split('\n')) {
@@ -64,8 +89,7 @@ export class HttpFloorClient {
 
   async close() {
     const sessionId = this.headers['mcp-session-id'];
-    if (sessionId === undefined) return;
-    const res = await fetch(this.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId } });
-    await res.arrayBuffer();
+    if (sessionId !== undefined) await this.send('DELETE', { 'mcp-session-id': sessionId }, undefined);
+    this.agent?.destroy();
   }
 }

@@ -15,6 +15,8 @@ export interface ServerListing {
   resources: Resource[];
   resourceTemplates: ResourceTemplate[];
   prompts: Prompt[];
+  /** A list the server refused, with why: shown in its section instead of its items. */
+  errors?: Partial<Record<'tools' | 'resources' | 'resourceTemplates' | 'prompts', string>>;
 }
 
 export function formatListing(listing: ServerListing): string {
@@ -23,18 +25,23 @@ export function formatListing(listing: ServerListing): string {
   out.push(`Capabilities: ${listing.capabilities.join(', ') || 'none'}`);
   // The whole text: instructions tell a model how to use the server, a first line is not enough.
   if (listing.instructions?.trim()) out.push('Instructions:', indent(listing.instructions.trim(), '  '));
-  const section = <T>(title: string, items: T[], lines: (item: T) => string[]) => {
+  const section = <T>(title: string, items: T[], lines: (item: T) => string[], failed?: string) => {
+    if (failed !== undefined) {
+      out.push('', `${title} (not listed: ${failed})`);
+      return;
+    }
     out.push('', `${title} (${items.length})`);
     for (const item of items) out.push(...lines(item).map((l) => `  ${l}`));
   };
+  const errors = listing.errors ?? {};
   const desc = (d?: string) => (d?.trim() ? ` - ${d.trim().split('\n')[0]}` : '');
-  section('Tools', listing.tools, (t) => [`${t.name}${titleNote(t.name, t.title ?? t.annotations?.title)}${desc(t.description)}`, ...toolArguments(t)]);
-  section('Resources', listing.resources, (r) => [`${r.uri}  ${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}`]);
-  section('Resource templates', listing.resourceTemplates, (t) => [`${t.uriTemplate}  ${t.name}${desc(t.description)}`]);
+  section('Tools', listing.tools, (t) => [`${t.name}${titleNote(t.name, t.title ?? t.annotations?.title)}${desc(t.description)}`, ...toolArguments(t)], errors.tools);
+  section('Resources', listing.resources, (r) => [`${r.uri}  ${r.name}${r.mimeType ? ` (${r.mimeType})` : ''}`], errors.resources);
+  section('Resource templates', listing.resourceTemplates, (t) => [`${t.uriTemplate}  ${t.name}${desc(t.description)}`], errors.resourceTemplates);
   section('Prompts', listing.prompts, (p) => {
     const args = (p.arguments ?? []).map((a) => `${a.name}${a.required ? '' : '?'}`).join(', ');
     return [`${p.name}(${args})${desc(p.description)}`];
-  });
+  }, errors.prompts);
   return `${out.join('\n')}\n`;
 }
 

@@ -3,7 +3,7 @@ import { UsageError, eachArgument, readServerOption, splitAtDashDash, type Serve
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { McpClient } from '../protocol/client';
-import { McpError, RemoteError } from '../protocol/errors';
+import { McpError, RemoteError, describeClose } from '../protocol/errors';
 import { parseConfigText, formatProblem, type ParsedConfig, type ServerDefinition } from '../host/config';
 import { createTransport, describeLaunch, type LaunchSpec } from '../host/transportFactory';
 import { Redactor, definitionSecrets, launchSecrets } from '../host/redact';
@@ -14,6 +14,7 @@ import { errorMessage } from '../util/errorMessage';
 import { formatListing, formatPromptResult, formatReadResult, formatToolResult } from './format';
 import { serverNameFromCommand, unknownNameHint } from './names';
 import { VERSION } from '../version';
+import { LoggingLevels, type LoggingLevel, type LoggingMessageParams, type Prompt, type Resource, type ResourceTemplate, type Tool } from '../protocol/schemas';
 import { ClosedOnEraProbeError, MissingClientCapabilityError, type ProtocolEraSetting } from '../protocol/era';
 import { InputNotOfferedError } from '../protocol/mrtr';
 import { TaskInterrupt, callToolTask, callsAsTask } from './taskRun';
@@ -71,7 +72,10 @@ Options:
   --timeout MS   timeout of every request (default 60000)
   --era auto|modern|legacy   the protocol era: auto (default) asks with server/discover and falls
                  back to initialize; modern (2026-07-28) or legacy (initialize) skip that probe
-  --verbose      show the server's stderr, prefixed with its name
+  --verbose      show the server's stderr and its log messages (notifications/message), prefixed
+                 with its name
+  --log-level LEVEL   ask the server for log messages from LEVEL up (logging/setLevel: debug, info,
+                 notice, warning, error, critical, alert, emergency) and show them on stderr
   --trace FILE   write every protocol message, both directions, to FILE as JSON Lines (the
                  traffic view's export format; secrets redacted)
   --args JSON    the tool's arguments, or the prompt's (a JSON object)
@@ -80,6 +84,7 @@ Options:
                  status goes to stderr, Ctrl-C cancels it
 Exit status: 0 ok; 1 the server answered with an error (a tool's isError, an unknown tool, prompt or
 resource); 2 usage or config error; 3 the server failed (could not start, crashed, timed out).
+list: 0 also when the server refuses some of its lists (each named on stderr and in --json "errors").
 doctor: 0 no check failed (warnings allowed); 2 usage error; 3 a check failed for some server.`;
 
 type Command = 'list' | 'call' | 'read' | 'prompt' | 'servers';
@@ -96,6 +101,8 @@ interface Options extends ServerChoice {
   task: boolean;
   /** --trace FILE: the protocol messages as JSON Lines. */
   traceFile?: string;
+  /** --log-level: sent with logging/setLevel; the server's log messages are then shown. */
+  logLevel?: LoggingLevel;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -125,6 +132,12 @@ function parseArgs(argv: string[]): Options {
       case '--trace':
         options.traceFile = value();
         break;
+      case '--log-level': {
+        const v = value();
+        if (!(LoggingLevels as readonly string[]).includes(v)) throw new UsageError(`--log-level is one of ${LoggingLevels.join(', ')}, not ${JSON.stringify(v)}`);
+        options.logLevel = v as LoggingLevel;
+        break;
+      }
       case '--args': {
         const v = value();
         let parsed: unknown;
@@ -355,7 +368,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     void transport.close();
   });
   const warn = (message: string) => options.verbose && io.stderr(`mcp-host: ${message}\n`);
-  const makeClient = (era: ProtocolEraSetting | undefined) =>
+  const makeBareClient = (era: ProtocolEraSetting | undefined) =>
     new McpClient(
       transport,
       {
@@ -370,6 +383,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       // modern server that needs them ends the request with InputNotOfferedError or -32021.
       { listRoots: () => [{ uri: pathToFileURL(target.rootDir).href, name: path.basename(target.rootDir) }] },
     );
+  const showLogs = options.verbose || options.logLevel !== undefined;
+  const makeClient = (era: ProtocolEraSetting | undefined) => {
+    const made = makeBareClient(era);
+    // Some servers put their whole diagnosis in log messages: shown like stderr (redacted and
+    // stripped of control characters by io.stderr), each cut short.
+    if (showLogs) made.onLogMessage((m) => io.stderr(`[${target.label}] ${describeLogMessage(m)}\n`));
+    return made;
+  };
   let client = makeClient(options.era ?? target.protocolEra);
 
   let connected = false;
@@ -381,6 +402,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       // A legacy server that exits on unknown methods: once more, a new process, no probe.
       // Said with --verbose only: a failure stays one line, a success prints nothing on stderr.
       warn(`${label} closed when probed with server/discover (the 2026-07-28 era probe); starting it again with --era ${err.retryEra}`);
+      trace?.event(`restarted as ${err.retryEra} after server/discover ended the process (the 2026-07-28 era probe)${err.closeInfo ? `: ${describeClose(err.closeInfo)}` : ''}`);
       client.dispose();
       await transport.close().catch(() => undefined);
       transport = makeTransport();
@@ -388,6 +410,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       await client.connect();
     }
     connected = true;
+    if (options.logLevel) await requestLogLevel(client, options.logLevel, label, io);
     return await runCommand(client, options, label, io, taskInterrupt);
   } catch (err) {
     if (interrupted) return ExitCode.Interrupted;
@@ -408,7 +431,7 @@ async function runCommand(client: McpClient, options: Options, label: string, io
   const print = (result: unknown, readable: () => string) => io.stdout(options.json ? `${JSON.stringify(result, null, 2)}\n` : readable());
   switch (options.command) {
     case 'list':
-      await runList(client, options, io);
+      await runList(client, options, io, label);
       return ExitCode.Ok;
     case 'call': {
       const name = options.target!;
@@ -492,17 +515,91 @@ function describeFailure(err: unknown, label: string, failedTo: string): string 
   return String(err);
 }
 
+/** How long one log message may be on stderr. */
+const LOG_MESSAGE_CHARS = 2000;
+
+/** A server's log message as one stderr line: level, logger, data (JSON unless text), cut short. */
+function describeLogMessage(m: LoggingMessageParams): string {
+  let data: string;
+  try {
+    data = typeof m.data === 'string' ? m.data : (JSON.stringify(m.data) ?? String(m.data));
+  } catch {
+    data = '(data that cannot be shown)';
+  }
+  if (data.length > LOG_MESSAGE_CHARS) data = `${data.slice(0, LOG_MESSAGE_CHARS)}… (${data.length} chars)`;
+  return `log ${m.level}${m.logger ? ` ${m.logger}` : ''}: ${data.replace(/\r?\n/g, ' | ')}`;
+}
+
+/** --log-level: logging/setLevel when the server declares logging; a warning otherwise. */
+async function requestLogLevel(client: McpClient, level: LoggingLevel, label: string, io: CliIo): Promise<void> {
+  if (!client.hasCapability('logging')) {
+    io.stderr(`mcp-host: warning: ${label} does not declare logging; --log-level ${level} not sent\n`);
+    return;
+  }
+  try {
+    await client.setLoggingLevel(level);
+  } catch (err) {
+    io.stderr(`mcp-host: warning: logging/setLevel ${level} failed: ${oneLine(errorMessage(err))}\n`);
+  }
+}
+
 function oneLine(text: string): string {
   return text.replace(/\s*\n\s*/g, ' | ');
 }
 
-async function runList(client: McpClient, options: Options, io: CliIo): Promise<void> {
-  const [tools, resources, resourceTemplates, prompts] = await Promise.all([
-    client.hasCapability('tools') ? client.listAllTools() : [],
-    client.hasCapability('resources') ? client.listAllResources() : [],
-    client.hasCapability('resources') ? client.listAllResourceTemplates() : [],
-    client.hasCapability('prompts') ? client.listAllPrompts() : [],
-  ]);
+/** The four lists `list` shows, by the key they have in the JSON output. */
+type ListKey = 'tools' | 'resources' | 'resourceTemplates' | 'prompts';
+
+/** A list the server refused (a JSON-RPC error), as `list --json` shows it. */
+interface ListFailure {
+  method: string;
+  code: number;
+  message: string;
+}
+
+/**
+ * Every list the server declares, each on its own: a server that refuses one of them (e.g. -32601
+ * for resources/templates/list while it declares resources) still has the others shown, with the
+ * refusal named. A failure that is not an answer (the server died, a timeout) fails the run, and
+ * so does a refusal of every list.
+ */
+async function fetchLists(client: McpClient): Promise<{ lists: Record<ListKey, unknown[]>; failures: Partial<Record<ListKey, ListFailure>> }> {
+  const requests: Array<[ListKey, Promise<unknown[]> | undefined]> = [
+    ['tools', client.hasCapability('tools') ? client.listAllTools() : undefined],
+    ['resources', client.hasCapability('resources') ? client.listAllResources() : undefined],
+    ['resourceTemplates', client.hasCapability('resources') ? client.listAllResourceTemplates() : undefined],
+    ['prompts', client.hasCapability('prompts') ? client.listAllPrompts() : undefined],
+  ];
+  const settled = await Promise.allSettled(requests.map(([, request]) => request ?? Promise.resolve([])));
+  const lists: Record<ListKey, unknown[]> = { tools: [], resources: [], resourceTemplates: [], prompts: [] };
+  const failures: Partial<Record<ListKey, ListFailure>> = {};
+  const refusals: RemoteError[] = [];
+  for (const [i, outcome] of settled.entries()) {
+    const key = requests[i][0];
+    if (outcome.status === 'fulfilled') {
+      lists[key] = outcome.value;
+      continue;
+    }
+    const err: unknown = outcome.reason;
+    if (!(err instanceof RemoteError)) throw err;
+    refusals.push(err);
+    failures[key] = { method: err.method, code: err.code, message: stripCodePrefix(err.message, err.code) };
+  }
+  const asked = requests.filter(([, request]) => request !== undefined).length;
+  if (refusals.length > 0 && refusals.length === asked) throw refusals[0];
+  return { lists, failures };
+}
+
+async function runList(client: McpClient, options: Options, io: CliIo, label: string): Promise<void> {
+  const { lists, failures } = await fetchLists(client);
+  const tools = lists.tools as Tool[];
+  const resources = lists.resources as Resource[];
+  const resourceTemplates = lists.resourceTemplates as ResourceTemplate[];
+  const prompts = lists.prompts as Prompt[];
+  // A refused list is said on stderr too, so a script reading stdout still learns of it.
+  for (const failure of Object.values(failures)) {
+    io.stderr(`mcp-host: warning: ${label} answered ${failure.method} with error ${failure.code}: ${failure.message} (the other lists are shown)\n`);
+  }
   const init = client.initializeResult!;
   if (options.json) {
     io.stdout(
@@ -517,6 +614,7 @@ async function runList(client: McpClient, options: Options, io: CliIo): Promise<
           resources,
           resourceTemplates,
           prompts,
+          errors: failures,
         },
         null,
         2,
@@ -536,6 +634,7 @@ async function runList(client: McpClient, options: Options, io: CliIo): Promise<
       resources,
       resourceTemplates,
       prompts,
+      errors: Object.fromEntries(Object.entries(failures).map(([key, f]) => [key, `the server answered ${f.method} with error ${f.code}: ${f.message}`])),
     }),
   );
 }

@@ -231,6 +231,16 @@ export class ServerConnection implements Disposable {
     return this.configProblem;
   }
 
+  /**
+   * 'legacy' when this configuration ended its process on the era probe and was started again
+   * as legacy (the doctor suggests setting protocolEra); undefined otherwise.
+   */
+  get learnedProtocolEra(): ProtocolEra | undefined {
+    const definition = this.definitionValue;
+    if (!definition || this.learnedEra?.definitionKey !== JSON.stringify(definition)) return undefined;
+    return this.learnedEra.era;
+  }
+
   /** The client while running, else undefined. */
   get client(): McpClient | undefined {
     return this.stateValue.kind === 'running' ? this.stateValue.client : undefined;
@@ -444,6 +454,10 @@ export class ServerConnection implements Disposable {
           this.log.warn(
             `The server closed when probed with server/discover, the 2026-07-28 era probe${err.closeInfo ? ` (${describeClose(err.closeInfo)})` : ''}; ` +
               `starting it again with protocolEra '${err.retryEra}' (remembered for this server until its configuration changes)`,
+          );
+          // A row of its own in the traffic view: the next `initialize` (id 1 again) is a new process.
+          this.traffic.recordEvent(
+            this.redactor.redact(`restarted as ${err.retryEra} after server/discover ended the process (the 2026-07-28 era probe)${err.closeInfo ? `: ${describeClose(err.closeInfo)}` : ''}`),
           );
           era = err.retryEra;
           client.dispose();

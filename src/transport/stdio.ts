@@ -52,6 +52,12 @@ export const DEFAULT_STDERR_TAIL_LINES = 20;
  * escaped the process group may hold them) before they are destroyed and the close completes.
  */
 export const STDIO_DRAIN_TIMEOUT_MS = 2000;
+/**
+ * A write that failed because the server went away waits this long for its exit and the end of
+ * its stderr, so the error names the exit code and what it said (stdout or stdin may close
+ * before the exit event arrives and before stderr is read to its end).
+ */
+export const EXIT_DETAILS_WAIT_MS = 500;
 
 /** start() failed: the process could not be spawned. */
 export class TransportStartError extends TransportError {
@@ -332,10 +338,10 @@ export class StdioTransport implements Transport {
     // listener the error would be thrown as an uncaught exception.
     child.stdin.on('error', (err) => {
       this.stdinError ??= err;
-      this.rejectQueue(this.stdinClosedError(err));
+      this.rejectQueueWhenGone(err);
     });
     child.stdin.on('close', () => {
-      this.rejectQueue(this.stdinClosedError(this.stdinError));
+      this.rejectQueueWhenGone(this.stdinError);
     });
   }
 
@@ -405,12 +411,12 @@ export class StdioTransport implements Transport {
     this.openBatch = undefined;
     while (!this.waitingForDrain && this.queue.length > 0) {
       if (!child || this.stdinError || child.stdin.destroyed || child.stdin.writableEnded) {
-        this.rejectQueue(this.stdinClosedError(this.stdinError));
+        this.rejectQueueWhenGone(this.stdinError);
         return;
       }
       const batch = this.queue.shift()!;
       const ok = child.stdin.write(batch.data, (err) => {
-        if (err) batch.reject(this.stdinClosedError(err));
+        if (err) this.rejectBatchWhenGone(batch, err);
         else batch.resolve();
       });
       if (!ok) {
@@ -429,15 +435,51 @@ export class StdioTransport implements Transport {
     for (const batch of batches) batch.reject(err);
   }
 
+  /** Rejects the waiting writes once the server's exit is known (see rejectBatchWhenGone). */
+  private rejectQueueWhenGone(cause: Error | undefined): void {
+    this.openBatch = undefined;
+    const batches = this.queue.splice(0, this.queue.length);
+    for (const batch of batches) this.rejectBatchWhenGone(batch, cause);
+  }
+
+  /**
+   * A write failed because the server's input closed: usually the server has exited, but its
+   * exit event and the rest of its stderr may still be on their way. The rejection waits for them
+   * (bounded by EXIT_DETAILS_WAIT_MS): by then the transport has closed with the exit code and
+   * the stderr tail, which the connection reports to the request, and this error names them too.
+   */
+  private rejectBatchWhenGone(batch: SendBatch, cause: Error | undefined): void {
+    if (this.phase === 'done' || this.closeRequested) {
+      batch.reject(this.stdinClosedError(cause));
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, EXIT_DETAILS_WAIT_MS);
+      timer.unref();
+    });
+    void Promise.race([this.done, waited]).then(() => {
+      clearTimeout(timer);
+      batch.reject(this.stdinClosedError(cause));
+    });
+  }
+
   private stdinClosedError(cause: Error | undefined): TransportError {
     const code = errnoCode(cause) ?? 'ECLOSED';
     const why =
-      code === 'EPIPE' || code === 'ECONNRESET'
-        ? 'the server closed its input (or exited)'
-        : this.exit !== undefined
-          ? 'the server has exited'
+      this.exit !== undefined
+        ? `the server ${this.describeExit(this.exit.code, this.exit.signal)}${this.lastStderrNote()}`
+        : code === 'EPIPE' || code === 'ECONNRESET'
+          ? 'the server closed its input (or exited)'
           : 'the transport is closed';
     return new TransportError(`Cannot send to ${this.name()}: ${why}`, code, { cause, label: this.options.label });
+  }
+
+  /** The server's last stderr line, cut short, for an error about its exit. */
+  private lastStderrNote(): string {
+    const last = this.stderrTail.at(-1)?.trim();
+    if (!last) return '';
+    return `; its last stderr line: ${last.length > 300 ? `${last.slice(0, 300)}…` : last}`;
   }
 
   // --- shutdown ----------------------------------------------------------------
@@ -528,7 +570,7 @@ export class StdioTransport implements Transport {
       }
     }
     liveTransports.delete(this);
-    this.rejectQueue(this.stdinClosedError(this.stdinError));
+    this.rejectQueueWhenGone(this.stdinError);
     // stdout may still hold messages; they are delivered before onClose. Do not wait forever
     // if something outside the group keeps the pipes open.
     this.later(STDIO_DRAIN_TIMEOUT_MS, () => {

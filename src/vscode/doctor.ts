@@ -2,8 +2,8 @@
 // Markdown preview named after the server. Offered on every server's menu, inline on a server in
 // the error state, and by a click on that row.
 import * as vscode from 'vscode';
-import { diagnoseServer, formatReportMarkdown, type DoctorCheck, type DoctorEnvironment, type DoctorReport, type DoctorSubject } from '../host/doctor';
-import { readLoginShellPath } from '../host/doctor/commandLookup';
+import type { DoctorCheck, DoctorEnvironment, DoctorReport, DoctorSubject } from '../host/doctor';
+import { loadInspect } from '../host/loadInspect';
 import type { ServerConnection } from '../host/serverConnection';
 import { errorMessage } from '../util/errorMessage';
 import { VERSION } from '../version';
@@ -33,14 +33,14 @@ export function registerDoctor(controller: HostController, context: vscode.Exten
     let report: DoctorReport;
     try {
       report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('MCP Host: diagnosing "{0}"…', server.name) }, () =>
-        diagnoseServer(subjectOf(server), doctorEnvironment(server, controller, context)),
+        loadInspect().diagnoseServer(subjectOf(server), doctorEnvironment(server, controller, context)),
       );
     } catch (err) {
       void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: "{0}" could not be diagnosed: {1}', server.name, server.redact(errorMessage(err))));
       return undefined;
     }
     // The report is redacted by the doctor; the server's own redactor also knows the values of its last start.
-    const uri = await documents.show(vscode.l10n.t('Diagnosis of {0}', server.name), server.redact(formatReportMarkdown(report)));
+    const uri = await documents.show(vscode.l10n.t('Diagnosis of {0}', server.name), server.redact(loadInspect().formatDiagnosisMarkdown(report)));
     return { uri: uri.toString(), report };
   });
   return [documents, command];
@@ -66,7 +66,7 @@ function doctorEnvironment(server: ServerConnection, controller: HostController,
     signInHint: (name) => vscode.l10n.t('Use Sign In on "{0}" in the MCP Servers view (or run MCP Host: Sign In to Server).', name),
     clientInfo: { name: 'mcp-host-vscode-doctor', title: 'MCP Host for VS Code (doctor)', version: VERSION },
     timeoutMs: Math.min(requestTimeoutMs, DOCTOR_TIMEOUT_CAP_MS),
-    loginShellPath: () => (loginPath ??= readLoginShellPath(process.env)),
+    loginShellPath: () => (loginPath ??= loadInspect().readLoginShellPath(process.env)),
     runningSession: () => runningSession(server),
     untrusted: startVeto(server.source),
   };
@@ -77,12 +77,19 @@ function runningSession(server: ServerConnection): DoctorCheck | undefined {
   const state = server.state;
   if (state.kind !== 'running') return undefined;
   const caps = Object.keys(state.capabilities);
-  return {
-    id: 'handshake',
-    title: 'Handshake',
-    status: 'pass',
-    detail:
-      `Running now (so no second copy was started): ${state.serverInfo.name} ${state.serverInfo.version}, protocol ${state.protocolVersion} (${state.era} era). ` +
-      `Capabilities: ${caps.length ? caps.join(', ') : 'none'}. Its log (Show Server Logs) has what it wrote on stderr.`,
-  };
+  const detail =
+    `Running now (so no second copy was started): ${state.serverInfo.name} ${state.serverInfo.version}, protocol ${state.protocolVersion} (${state.era} era). ` +
+    `Capabilities: ${caps.length ? caps.join(', ') : 'none'}. Its log (Show Server Logs) has what it wrote on stderr.`;
+  const learned = server.learnedProtocolEra;
+  if (learned) {
+    // As the CLI's doctor says after its own restart (src/host/doctor/handshake.ts).
+    return {
+      id: 'handshake',
+      title: 'Handshake',
+      status: 'warn',
+      detail: `${detail} It ended its process when probed with server/discover (the 2026-07-28 era probe) and was started again as ${learned}.`,
+      fix: `Add "protocolEra": "${learned}" to the server in ${server.source.file}: it starts once, without the probe.`,
+    };
+  }
+  return { id: 'handshake', title: 'Handshake', status: 'pass', detail };
 }

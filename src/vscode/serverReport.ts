@@ -2,7 +2,7 @@
 // Markdown preview of a read-only document. Duplicate tool names are checked against every other
 // server running in this window: a model is given all their tools together.
 import * as vscode from 'vscode';
-import { formatReportMarkdown, reportOnServer } from '../host/report';
+import { loadInspect } from '../host/loadInspect';
 import type { HostController } from './hostController';
 import { pickServer } from './commands';
 import { Commands } from './commandIds';
@@ -24,10 +24,10 @@ export function registerServerReport(controller: HostController): vscode.Disposa
     let markdown: string;
     try {
       const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: vscode.l10n.t('MCP Host: checking "{0}"…', server.name) }, () =>
-        reportOnServer(server, controller.registry.servers),
+        loadInspect().reportOnServer(server, controller.registry.servers),
       );
       // Names of servers come from configuration: nothing secret may ride along.
-      markdown = server.redact(formatReportMarkdown(report));
+      markdown = server.redact(loadInspect().formatServerReportMarkdown(report));
     } catch (err) {
       void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: the report of "{0}" could not be made: {1}', server.name, server.redact(errorMessage(err))));
       return undefined;

@@ -137,7 +137,8 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
       const categories: CategoryKind[] = [];
       if (state.capabilities.tools) categories.push('tools');
       if (state.capabilities.resources) categories.push('resources');
-      if (lists.resourceTemplates.length > 0) categories.push('resourceTemplates');
+      // A refused list is a node with the reason (a server may declare resources and refuse templates).
+      if (lists.resourceTemplates.length > 0 || lists.errors.resourceTemplates) categories.push('resourceTemplates');
       if (state.capabilities.prompts && (lists.prompts.length > 0 || lists.errors.prompts)) categories.push('prompts');
       const hasTasks = (this.tasks?.tasksOf(server).length ?? 0) > 0;
       const taskNode: TreeNode[] = hasTasks ? [{ kind: 'tasks', server }] : [];
@@ -192,7 +193,7 @@ export class ServerTreeProvider implements vscode.TreeDataProvider<TreeNode>, vs
         const count = node.server.lists[node.category].length;
         const item = new vscode.TreeItem(CATEGORY_LABEL[node.category](), vscode.TreeItemCollapsibleState.Collapsed);
         item.id = `${node.server.id}/${node.category}`;
-        item.description = String(count);
+        item.description = node.server.lists.errors[node.category] ? vscode.l10n.t('not listed') : String(count);
         item.iconPath = new vscode.ThemeIcon(CATEGORY_ICON[node.category]);
         item.contextValue = `mcpHost.category.${node.category}`;
         return item;

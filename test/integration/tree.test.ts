@@ -2,6 +2,11 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpHostApi } from '../../src/extension';
 import type { TreeNode } from '../../src/vscode/serverTree';
+import * as path from 'node:path';
+import { ServerConnection, serverId } from '../../src/host/serverConnection';
+import type { ServerDefinition } from '../../src/host/config';
+import { testEnvironment } from '../helpers/host';
+import { FIXTURES_DIR } from '../helpers/paths';
 import { activateExtension, server, waitFor, waitForState } from './helpers';
 
 // The Servers tree as VS Code draws it: tool rows name the tool, and a server that starts running
@@ -61,6 +66,38 @@ describe('the Servers tree', function () {
       }
     } finally {
       api.tree.getChildren = original;
+    }
+  });
+
+  it('a server that refuses one list is a running server with that list as a node saying why (#23)', async function () {
+    this.timeout(30_000);
+    const def: ServerDefinition = {
+      type: 'stdio',
+      name: 'templates-refused',
+      command: process.execPath,
+      args: [path.join(FIXTURES_DIR, 'quirks', 'templates-refused.mjs')],
+      env: {},
+      source: { file: path.join(FIXTURES_DIR, 'mcp.json'), kind: 'workspace', workspaceFolder: FIXTURES_DIR },
+    };
+    const refusing = new ServerConnection(def, serverId(def), def.name, def.source, testEnvironment());
+    try {
+      await refusing.start();
+      assert.equal(refusing.state.kind, 'running');
+      const categories = api.tree.getChildren({ kind: 'server', server: refusing });
+      assert.deepEqual(
+        categories.map((n) => (n.kind === 'category' ? n.category : n.kind)),
+        ['tools', 'resources', 'resourceTemplates', 'prompts'],
+      );
+      const templates = categories.find((n) => n.kind === 'category' && n.category === 'resourceTemplates')!;
+      assert.equal(api.tree.getTreeItem(templates).description, 'not listed');
+      const [reason] = api.tree.getChildren(templates);
+      assert.equal(reason.kind, 'message');
+      assert.match(reason.kind === 'message' ? reason.message : '', /^Could not load: .*(-32601|Method not found)/);
+      const tools = categories.find((n) => n.kind === 'category' && n.category === 'tools')!;
+      assert.deepEqual(api.tree.getChildren(tools).map((n) => (n.kind === 'tool' ? n.tool.name : n.kind)), ['query']);
+    } finally {
+      await refusing.stop();
+      refusing.dispose();
     }
   });
 });

@@ -217,8 +217,10 @@ describe('mcp-host CLI (the built dist/cli.js)', () => {
     const child = spawn(process.execPath, [CLI, 'call', 'slow', '--args', '{"ms":30000}', '--', node, fixture('good-server.mjs'), marker], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
+    // The CLI's own command line holds the marker too: only the server's counts (else, on a busy
+    // machine, SIGINT could come before the CLI has set up its handler).
     const running = () =>
-      fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p)).some((p) => {
+      fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && p !== String(child.pid)).some((p) => {
         try {
           return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
         } catch {

@@ -9,10 +9,12 @@ import { LOG_LINE_MAX, REDACTED, REDACTION_PATTERNS, Redactor, definitionSecrets
 import type { ServerDefinition } from '../../src/host/config';
 
 describe('redaction of hostile text', () => {
-  test('every pattern is safe by the ReDoS checker', { timeout: 120_000 }, async () => {
+  // No checker timeout: with one, a loaded machine turned 'safe' into 'unknown' at random. The seed
+  // fixes the fuzzer's inputs, so the verdict depends on the pattern alone.
+  test('every pattern is safe by the ReDoS checker', { timeout: 600_000 }, async () => {
     assert.ok(REDACTION_PATTERNS.length >= 6);
     for (const pattern of REDACTION_PATTERNS) {
-      const result = await check(pattern.source, pattern.flags.replace('g', ''), { timeout: 30_000, randomSeed: 20261124 });
+      const result = await check(pattern.source, pattern.flags.replace('g', ''), { timeout: null, randomSeed: 20261124 });
       assert.equal(result.status, 'safe', `${pattern.source}: ${JSON.stringify(result).slice(0, 400)}`);
     }
   });

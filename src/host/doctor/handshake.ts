@@ -46,6 +46,8 @@ export async function dryHandshake(input: HandshakeInput): Promise<DoctorCheck> 
     return client;
   };
   const started = now();
+  /** Set when the server ended the process on the era probe and was started again. */
+  let restartedAs: ProtocolEraSetting | undefined;
   try {
     let era = input.era;
     let result;
@@ -58,6 +60,7 @@ export async function dryHandshake(input: HandshakeInput): Promise<DoctorCheck> 
       await transport?.close().catch(() => undefined);
       stderr.length = 0; // the second process says it again
       era = err.retryEra;
+      restartedAs = era;
       result = await attempt(era).connect();
     }
     const elapsed = Math.round(now() - started);
@@ -69,6 +72,17 @@ export async function dryHandshake(input: HandshakeInput): Promise<DoctorCheck> 
     ];
     const said = firstLines(stderr, spec);
     if (said) parts.push(said);
+    if (restartedAs) {
+      // Every start pays for a process that dies on the probe: the setting skips it.
+      parts.push(`It ended its process when probed with server/discover (the 2026-07-28 era probe) and was started again as ${restartedAs}.`);
+      return {
+        id: 'handshake',
+        title,
+        status: 'warn',
+        detail: parts.join(' '),
+        fix: `Add "protocolEra": "${restartedAs}" to the server in ${input.file} (on the command line: --era ${restartedAs}): it starts once, without the probe.`,
+      };
+    }
     return { id: 'handshake', title, status: 'pass', detail: parts.join(' ') };
   } catch (err) {
     const elapsed = Math.round(now() - started);
@@ -98,11 +112,37 @@ function firstLines(lines: readonly string[], spec: LaunchSpec): string | undefi
   return `First stderr lines: ${kept.map((l) => l.trim()).join(' | ')}`;
 }
 
-/** A variable a server says it needs: `API_KEY is not set`, `Missing GITHUB_TOKEN`, `set the FOO environment variable`. */
+/**
+ * A variable a server says it needs: `API_KEY is not set`, `Missing GITHUB_TOKEN`, `set the
+ * FOO_BAR environment variable`. Only a name in such a context counts, and never a word followed
+ * by a colon (`ERROR: …`, `FATAL: …`) or a log level: those are how a line starts, not a name.
+ * Each pattern is bounded (a line is cut at MISSING_VARIABLE_LINE_CHARS), so linear enough on any text.
+ */
+const NEEDED = String.raw`(?:is not set|not set|is required|is missing|must be set|is undefined|environment variable|env var)`;
 const MISSING_VARIABLE = [
-  /\b([A-Z][A-Z0-9_]{2,})\b[^\n]{0,40}\b(?:is not set|not set|is required|is missing|must be set|is undefined|undefined)\b/,
-  /\b(?:missing|set|provide|requires?)\b[^\n]{0,30}?\b([A-Z][A-Z0-9]*_[A-Z0-9_]+)\b/i,
+  // DATABASE_URL … is not set (a name with an underscore, the words within 40 characters)
+  new RegExp(String.raw`\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b(?!:)[^\n]{0,40}?\b${NEEDED}`, 'g'),
+  // APIKEY is not set (any capitalised name, the words right after it)
+  new RegExp(String.raw`\b([A-Z][A-Z0-9_]{2,})\b(?!:)\s+${NEEDED}`, 'g'),
+  // missing GITHUB_TOKEN, set FOO_BAR, requires API_KEY
+  /\b(?:[Mm]issing|MISSING|[Ss]et|SET|[Pp]rovide|[Rr]equires?)\b[^\n]{0,30}?\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)\b(?!:)/g,
 ];
+const MISSING_VARIABLE_LINE_CHARS = 1000;
+/** Words that start log lines in capitals; never taken for a variable's name. */
+const LOG_WORDS = new Set(['ERROR', 'ERR', 'FATAL', 'WARN', 'WARNING', 'INFO', 'DEBUG', 'TRACE', 'PANIC', 'CRITICAL', 'NOTICE', 'ALERT', 'EMERGENCY', 'FAIL', 'FAILED', 'FAILURE']);
+
+/** The environment variable the server's stderr says is missing, if any (the first one named). */
+export function missingVariableIn(lines: readonly string[]): string | undefined {
+  for (const full of lines) {
+    const line = full.length > MISSING_VARIABLE_LINE_CHARS ? full.slice(0, MISSING_VARIABLE_LINE_CHARS) : full;
+    for (const pattern of MISSING_VARIABLE) {
+      for (const match of line.matchAll(pattern)) {
+        if (!LOG_WORDS.has(match[1])) return match[1];
+      }
+    }
+  }
+  return undefined;
+}
 
 /** What to do about a failed handshake, from what the server said. */
 function fixFor(err: unknown, stderr: readonly string[], spec: LaunchSpec, file: string): string {
@@ -117,10 +157,8 @@ function fixFor(err: unknown, stderr: readonly string[], spec: LaunchSpec, file:
   if (/ModuleNotFoundError|No module named/.test(text)) {
     return 'A Python module is missing: install it into the Python the server runs with (pip install …), or start the server with uvx.';
   }
-  for (const pattern of MISSING_VARIABLE) {
-    const variable = pattern.exec(text)?.[1];
-    if (variable) return `The server asks for ${variable}: give it in "env" of the server in ${file} (its value, or \${input:…} with a password input kept in secret storage), or in an "envFile".`;
-  }
+  const variable = missingVariableIn(stderr);
+  if (variable) return `The server asks for ${variable}: give it in "env" of the server in ${file} (its value, or \${input:…} with a password input kept in secret storage), or in an "envFile".`;
   const rerun = `Run it in a terminal to see it fail the same way: ${describeLaunch(spec)}`;
   if (err instanceof RequestTimeoutError) return `It may be waiting for input, or writing something other than MCP messages to stdout. ${rerun}`;
   if (err instanceof ConnectionClosedError) return `Read its stderr above. ${rerun}`;

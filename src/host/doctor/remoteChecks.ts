@@ -124,11 +124,14 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
   const fetchFn = input.fetch ?? globalThis.fetch;
   const signal = AbortSignal.timeout(input.timeoutMs);
   let response: Response;
+  /** "http" falls back to HTTP+SSE as a start does: the event stream answered the probe. */
+  let refusedPost: number | undefined;
+  const openEventStream = () => fetchFollowing(fetchFn, input.url, { method: 'GET', headers: { ...input.headers, accept: 'text/event-stream' }, signal }, sameOriginHop);
   try {
     // Redirects by hand, same origin only: the configured headers go nowhere else.
     response =
       input.type === 'sse'
-        ? await fetchFollowing(fetchFn, input.url, { method: 'GET', headers: { ...input.headers, accept: 'text/event-stream' }, signal }, sameOriginHop)
+        ? await openEventStream()
         : await fetchFollowing(
             fetchFn,
             input.url,
@@ -140,6 +143,17 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
             },
             sameOriginHop,
           );
+    if (input.type === 'http' && LEGACY_SSE_FALLBACK_STATUSES.has(response.status)) {
+      // A legacy HTTP+SSE server refuses the POST where a start falls back to its event stream: so does the probe.
+      const stream = await openEventStream().catch(() => undefined);
+      if (stream && (isEventStream(stream) || stream.status === 401 || stream.status === 403)) {
+        await response.body?.cancel().catch(() => undefined);
+        refusedPost = response.status;
+        response = stream;
+      } else {
+        await stream?.body?.cancel().catch(() => undefined);
+      }
+    }
   } catch (err) {
     if (err instanceof RedirectRefusedError) {
       return {
@@ -232,8 +246,16 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
   if (status >= 500) {
     return { check: { id: 'auth', title, status: 'warn', detail: `The server answered ${status} to an initialize request${because}.`, fix: 'The server has an internal error; see its own logs.' }, reachable: true, needsSignIn: false };
   }
-  const detail = sentCredentials ? `The server accepted the credentials in "headers" (it answered ${status}).` : `No authentication asked (the server answered ${status} without credentials).`;
+  const how = refusedPost !== undefined ? ` to a GET of its HTTP+SSE event stream, after ${refusedPost} to a Streamable HTTP POST` : '';
+  const detail = sentCredentials ? `The server accepted the credentials in "headers" (it answered ${status}${how}).` : `No authentication asked (the server answered ${status} without credentials${how}).`;
   return { check: { id: 'auth', title, status: 'pass', detail }, reachable: true, needsSignIn: false };
+}
+
+/** What a legacy HTTP+SSE server answers a POST to its event stream's URL (the transport falls back on these). */
+const LEGACY_SSE_FALLBACK_STATUSES = new Set([400, 404, 405]);
+
+function isEventStream(response: Response): boolean {
+  return (response.headers.get('content-type') ?? '').toLowerCase().startsWith('text/event-stream');
 }
 
 /** Ends a session the probe opened (Streamable HTTP), so the server does not keep it. */

@@ -1,6 +1,6 @@
 // One running server's report, from its lists and the servers running beside it.
-import { checkDuplicateNames, checkListErrors, checkNamesSharedWithPeers, checkPrompt, checkResource, checkTemplate, checkTool } from './checks';
-import { gradeOf, scoreOf, sortFindings, summarise, type ReportInput, type ServerReport } from './model';
+import { checkDuplicateNames, checkListErrors, checkSize, checkNamesSharedWithPeers, checkPrompt, checkResource, checkTemplate, checkTool } from './checks';
+import { gradeOf, scoreOfFindings, sortFindings, summarise, type ReportInput, type ServerReport } from './model';
 import type { SchemaValidator } from './schemaValidity';
 import { toolCosts } from './tokens';
 
@@ -9,8 +9,10 @@ export const LARGEST_TOOLS = 5;
 
 export function buildServerReport(input: ReportInput, validator: SchemaValidator): ServerReport {
   const { server, lists, peers } = input;
+  const tokens = toolCosts(lists.tools);
   const findings = sortFindings([
     ...checkListErrors(lists.errors),
+    ...checkSize(server.name, lists.tools.length, tokens.tokens),
     ...checkDuplicateNames(lists.tools),
     ...lists.tools.flatMap((tool) => checkTool(tool, validator, server.protocolVersion)),
     ...checkNamesSharedWithPeers(lists.tools, peers),
@@ -18,9 +20,8 @@ export function buildServerReport(input: ReportInput, validator: SchemaValidator
     ...lists.resources.flatMap(checkResource),
     ...lists.resourceTemplates.flatMap(checkTemplate),
   ]);
-  const tokens = toolCosts(lists.tools);
   const summary = summarise(findings);
-  const score = scoreOf(summary);
+  const score = scoreOfFindings(findings);
   return {
     server: { name: server.name, implementation: server.serverInfo?.name, title: server.serverInfo?.title, version: server.serverInfo?.version, protocolVersion: server.protocolVersion },
     counts: { tools: lists.tools.length, prompts: lists.prompts.length, resources: lists.resources.length, resourceTemplates: lists.resourceTemplates.length },

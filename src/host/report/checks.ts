@@ -305,6 +305,49 @@ export function checkListErrors(errors: ReportInput['lists']['errors']): Finding
   }));
 }
 
+/**
+ * More tools than this are refused or cut by several clients (and model APIs cap the tools of a
+ * request at 128): a server beyond it is not usable whole.
+ */
+export const TOOL_COUNT_LIMIT = 128;
+/** Beyond this many tools, models choose worse (and some clients warn): worth splitting or trimming. */
+export const TOOL_COUNT_MANY = 40;
+/** Estimated tokens of all tool definitions that are worth a warning, and an error. */
+export const DEFINITION_TOKENS_MANY = 15_000;
+export const DEFINITION_TOKENS_TOO_MANY = 40_000;
+
+/**
+ * What the server's size costs a model: every tool definition is sent with every request, so many
+ * tools, or large ones, crowd out the conversation and make the right tool harder to pick.
+ */
+export function checkSize(server: string, toolCount: number, definitionTokens: number): Finding[] {
+  const findings: Finding[] = [];
+  const subject = { kind: 'size' as const, name: server };
+  if (toolCount > TOOL_COUNT_MANY) {
+    const overLimit = toolCount > TOOL_COUNT_LIMIT;
+    findings.push({
+      severity: overLimit ? 'error' : 'warning',
+      subject,
+      rule: 'tool-count-high',
+      message: overLimit
+        ? `The server has ${toolCount} tools; several clients and model APIs accept at most ${TOOL_COUNT_LIMIT} (the rest are cut or the request refused).`
+        : `The server has ${toolCount} tools; beyond about ${TOOL_COUNT_MANY}, models pick the right one less often.`,
+      fix: 'Offer fewer tools: merge similar ones, split the server by subject, or let the user enable groups of tools.',
+    });
+  }
+  if (definitionTokens >= DEFINITION_TOKENS_MANY) {
+    const tooMany = definitionTokens >= DEFINITION_TOKENS_TOO_MANY;
+    findings.push({
+      severity: tooMany ? 'error' : 'warning',
+      subject,
+      rule: 'tool-definitions-large',
+      message: `The tool definitions cost about ${definitionTokens.toLocaleString('en-US')} tokens, sent with every request to the model${tooMany ? ': a large part of a context window before the conversation starts' : ''}.`,
+      fix: 'Shorten the longest descriptions and schemas (see the largest tools), and drop tools that are rarely used.',
+    });
+  }
+  return findings;
+}
+
 /** Every tool rule for one tool. */
 export function checkTool(tool: Tool, validator: SchemaValidator, protocolVersion: string | undefined): Finding[] {
   return [

@@ -1,8 +1,8 @@
 // The report as a Markdown document: what a person reads in the editor's preview or a terminal.
-import { MAX_INFO_PENALTY, GRADE_FLOORS, PENALTY, type Finding, type ServerReport, type Severity } from './model';
+import { ANNOTATIONS_MAX_PENALTY, MAX_INFO_PENALTY, GRADE_FLOORS, PENALTY, type Finding, type ServerReport, type Severity } from './model';
 import { CHARACTERS_PER_TOKEN } from './tokens';
 import { DEFAULT_DIALECT, DIALECT_URIS } from './schemaValidity';
-import { LONG_DESCRIPTION, MODEL_API_NAME_MAX, SPEC_NAME_MAX } from './checks';
+import { DEFINITION_TOKENS_MANY, DEFINITION_TOKENS_TOO_MANY, LONG_DESCRIPTION, MODEL_API_NAME_MAX, SPEC_NAME_MAX, TOOL_COUNT_LIMIT, TOOL_COUNT_MANY } from './checks';
 
 /** Text from a server, made inert: one line, no Markdown or HTML of its own. */
 export function plain(text: string): string {
@@ -33,6 +33,7 @@ const SEVERITY_HEADINGS: ReadonlyArray<readonly [Severity, string]> = [
 
 const SUBJECT_LABEL: Readonly<Record<Finding['subject']['kind'], string>> = {
   server: 'Request',
+  size: 'Server',
   peer: 'Server',
   tool: 'Tool',
   prompt: 'Prompt',
@@ -63,7 +64,8 @@ export function methodSection(): string[] {
     '## How this report is made',
     '',
     `- **Tokens** are estimated as the characters of each tool's definition as a model is given it (the JSON of its name, description, inputSchema, outputSchema and annotations) divided by ${CHARACTERS_PER_TOKEN}. Real tokenizers differ; the estimate is for comparing tools and servers. Every definition is sent with every request to the model.`,
-    `- **Score**: 100, less ${PENALTY.error} per error, ${PENALTY.warning} per warning and ${PENALTY.info} per suggestion (suggestions take ${MAX_INFO_PENALTY} at most), never below 0. **Grade**: ${floors}, F below ${GRADE_FLOORS[GRADE_FLOORS.length - 1][1]}.`,
+    `- **Score**: 100, less ${PENALTY.error} per error, ${PENALTY.warning} per warning and ${PENALTY.info} per suggestion (suggestions take ${MAX_INFO_PENALTY} at most, missing annotations ${ANNOTATIONS_MAX_PENALTY} at most), never below 0. **Grade**: ${floors}, F below ${GRADE_FLOORS[GRADE_FLOORS.length - 1][1]}.`,
+    `- **Size**: more than ${TOOL_COUNT_MANY} tools is a warning, more than ${TOOL_COUNT_LIMIT} (what several clients and model APIs accept) an error; tool definitions of about ${number(DEFINITION_TOKENS_MANY)} tokens or more are a warning, ${number(DEFINITION_TOKENS_TOO_MANY)} or more an error.`,
     `- **Names**: common model APIs (OpenAI, Anthropic) accept tool names of letters, digits, "_" and "-", at most ${MODEL_API_NAME_MAX} characters; the MCP specification allows 1–${SPEC_NAME_MAX} characters and also ".". A name outside the specification is an error, one only outside the model APIs' rule a warning. Names shared with other servers running at the same time are warnings: a model given both cannot tell them apart.`,
     `- **Schemas** are checked against their dialect's meta-schema: "$schema" absent means JSON Schema ${DEFAULT_DIALECT} (MCP's default); ${Object.entries(DIALECT_URIS)
       .map(([dialect, uri]) => `${dialect} (${uri})`)

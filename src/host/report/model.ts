@@ -4,9 +4,11 @@ import type { Implementation, Prompt, Resource, ResourceTemplate, Tool } from '.
 
 export type Severity = 'error' | 'warning' | 'info';
 
-/** What a finding is about. 'server' is the server as a whole (a list that failed to load). */
-/** 'server': one of this server's requests (a list that failed); 'peer': another server running beside it. */
-export type SubjectKind = 'server' | 'peer' | 'tool' | 'prompt' | 'resource' | 'template';
+/**
+ * What a finding is about. 'server': one of this server's requests (a list that failed);
+ * 'size': the server as a whole (its tool count, its definitions' cost); 'peer': another server running beside it.
+ */
+export type SubjectKind = 'server' | 'size' | 'peer' | 'tool' | 'prompt' | 'resource' | 'template';
 
 export type RuleId =
   | 'list-failed'
@@ -21,6 +23,8 @@ export type RuleId =
   | 'tool-description-missing'
   | 'tool-description-long'
   | 'tool-annotations-missing'
+  | 'tool-count-high'
+  | 'tool-definitions-large'
   | 'tool-argument-description-missing'
   | 'prompt-description-missing'
   | 'prompt-argument-description-missing'
@@ -94,6 +98,20 @@ export function summarise(findings: readonly Finding[]): ServerReport['summary']
 export function scoreOf(summary: ServerReport['summary']): number {
   const penalty = summary.errors * PENALTY.error + summary.warnings * PENALTY.warning + Math.min(MAX_INFO_PENALTY, summary.infos * PENALTY.info);
   return Math.max(0, 100 - penalty);
+}
+
+/**
+ * Missing annotations take this many points at most, together: they make a client ask before a
+ * call, but do not keep a model from choosing and calling tools well, as size and broken schemas do.
+ */
+export const ANNOTATIONS_MAX_PENALTY = 15;
+
+/** The score of a report's findings: scoreOf, with missing annotations weighing ANNOTATIONS_MAX_PENALTY at most. */
+export function scoreOfFindings(findings: readonly Finding[]): number {
+  const annotations = findings.filter((f) => f.rule === 'tool-annotations-missing');
+  const others = summarise(findings.filter((f) => f.rule !== 'tool-annotations-missing'));
+  const annotationPenalty = Math.min(ANNOTATIONS_MAX_PENALTY, annotations.reduce((sum, f) => sum + PENALTY[f.severity], 0));
+  return Math.max(0, scoreOf(others) - annotationPenalty);
 }
 
 export function gradeOf(score: number): Grade {
