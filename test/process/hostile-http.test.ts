@@ -141,6 +141,13 @@ describe('hostile HTTP through the CLI (bounded memory, clear errors)', () => {
     });
   }
 
+  test('legacy HTTP+SSE: an event that never ends on the one stream fails at the limit', async () => {
+    const run = await cli(['list', '--url', `${server.base}/legacy-endless/sse`, '--transport', 'sse']);
+    assert.notEqual(run.status, 0);
+    assert.match(run.stderr, /an SSE event is larger than the limit of \d+ bytes/);
+    assert.ok(run.maxRssMb < CLI_MAX_RSS_MB, `peak memory ${run.maxRssMb.toFixed(0)} MB`);
+  });
+
   test('endless tiny SSE events and comments: memory stays flat until the request times out', async () => {
     const run = await cli(['list', '--url', url('endless-sse-tiny'), '--timeout', '3000']);
     assert.notEqual(run.status, 0);
