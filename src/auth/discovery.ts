@@ -4,6 +4,8 @@
 // the AS document (issuer match); the URL orders are ours because they are MCP's.
 
 import { processDiscoveryResponse, type AuthorizationServer } from 'oauth4webapi';
+import { METADATA_MAX_BYTES, boundedResponse } from '../transport/httpBody';
+import { RedirectRefusedError, fetchFollowing } from '../transport/redirects';
 
 export interface ProtectedResourceInfo {
   /** Where the document was found. */
@@ -79,13 +81,24 @@ export class ResourceMismatchError extends Error {
   }
 }
 
+/**
+ * GETs a metadata document: redirects followed by hand, each hop held to the https/loopback rule
+ * (fetch's own following would skip it); the body read to METADATA_MAX_BYTES at most. A 200's
+ * body is in memory when this returns; other statuses keep theirs unread (cancel it).
+ */
 async function getJson(fetchFn: Fetch, url: URL): Promise<Response> {
-  return fetchFn(url.href, {
-    method: 'GET',
-    headers: { accept: 'application/json' },
-    redirect: 'follow',
-    signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-  });
+  const signal = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  let res: Response;
+  try {
+    res = await fetchFollowing(fetchFn, url, { method: 'GET', headers: { accept: 'application/json' }, signal }, (_from, to) =>
+      assertSecureEndpoint(to, 'metadata redirect to'),
+    );
+  } catch (err) {
+    if (err instanceof RedirectRefusedError) throw new Error(`The metadata at ${url.origin} ${err.message}.`);
+    throw err;
+  }
+  if (res.status !== 200) return res;
+  return boundedResponse(res, METADATA_MAX_BYTES, `the metadata at ${url.origin}${url.pathname}`);
 }
 
 /**

@@ -32,6 +32,7 @@ import {
   discoverAuthorizationServer,
   discoverProtectedResource,
   isLoopbackHttp,
+  ResourceMismatchError,
   type Fetch,
 } from './discovery';
 import { startLoopback } from './loopback';
@@ -44,6 +45,7 @@ import {
   type StaticClientConfig,
 } from './types';
 import { errorMessage } from '../util/errorMessage';
+import { METADATA_MAX_BYTES, boundedFetch } from '../transport/httpBody';
 
 export interface OAuthProviderOptions {
   /** The configured server name, for prompts, logs and errors. */
@@ -148,7 +150,8 @@ export class OAuthProvider implements HttpAuthProvider {
 
   constructor(private readonly options: OAuthProviderOptions) {
     this.resourceUrl = new URL(options.resource);
-    this.fetchFn = options.fetch ?? ((input, init) => fetch(input, init));
+    // Every answer oauth4webapi and discovery read (metadata, tokens, registration) is bounded (#18).
+    this.fetchFn = boundedFetch(options.fetch ?? ((input, init) => fetch(input, init)), METADATA_MAX_BYTES);
     this.interactive = options.interactive ?? false;
   }
 
@@ -228,6 +231,16 @@ export class OAuthProvider implements HttpAuthProvider {
     }
     await this.signInShared({ challenge: bearer, reason: 'the server asks for authorization' });
     return (await this.loadTokens()) ? 'retry' : 'fail';
+  }
+
+  /** Whether the server publishes protected-resource metadata (a metadata mismatch counts: sign-in then says why it stops). */
+  async advertisesOAuth(resource: URL): Promise<boolean> {
+    if (!this.sameOrigin(resource)) return false;
+    try {
+      return (await discoverProtectedResource(this.resourceUrl, undefined, this.fetchFn, (l) => this.log(l))) !== undefined;
+    } catch (err) {
+      return err instanceof ResourceMismatchError;
+    }
   }
 
   /**
@@ -799,7 +812,7 @@ function clientAuth(method: string, secret: string | undefined): ClientAuth {
 async function readRegistration(response: Response): Promise<Record<string, unknown> & { client_id: string }> {
   let body: unknown;
   try {
-    body = await response.json();
+    body = await response.json(); // bounded: fetchFn reads at most METADATA_MAX_BYTES
   } catch {
     throw new Error(`client registration answered HTTP ${response.status} without JSON`);
   }

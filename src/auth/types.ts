@@ -24,6 +24,12 @@ export interface HttpAuthProvider {
    * cannot loop.
    */
   handleChallenge(challenge: AuthChallenge, resource: URL): Promise<'retry' | 'fail'>;
+  /**
+   * Whether `resource` publishes OAuth protected-resource metadata, asked when a configured
+   * Authorization header was refused (401) without a challenge naming it: only then is signing
+   * in offered. Absent: assumed true.
+   */
+  advertisesOAuth?(resource: URL): Promise<boolean>;
 }
 
 export interface AuthChallenge {

@@ -9,6 +9,10 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { AuthChallenge, HttpAuthProvider } from '../auth/types';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
 import { errorMessage } from '../util/errorMessage';
+import { BodyTooLargeError, EventLoopSlicer, bodyDetail, drain, excerptText, readTextPrefix } from './httpBody';
+import { RedirectRefusedError, fetchFollowing, sameOriginHop } from './redirects';
+
+export { bodyDetail, drain, excerptText };
 
 export { HttpTransportError };
 import { HttpTransportError } from './httpError';
@@ -117,8 +121,8 @@ export function manyListenerController(): AbortController {
 /**
  * One HTTP request with the configured headers and authorization. On 401/403 the auth provider
  * is asked (`handleChallenge`) and the request re-sent, at most MAX_AUTH_RETRIES times. Network
- * failures become HttpTransportErrors naming the address and errno. Responses with other error
- * statuses are returned for the caller to judge.
+ * failures become HttpTransportErrors naming the address and errno; a redirect to another origin
+ * fails naming that origin. Responses with other error statuses are returned for the caller to judge.
  */
 export async function fetchWithAuth(
   o: ResolvedHttpOptions,
@@ -133,9 +137,10 @@ export async function fetchWithAuth(
   if (auth === undefined) {
     const res = await fetchOnce(o, method, target, headers, body, signal);
     if (res.status === 401) {
-      await drain(res);
+      const detail = await excerptOf(res);
+      if (headers.authorization !== undefined) throw credentialsRefused(o, detail);
       throw new HttpTransportError(
-        `${o.shownUrl} requires authorization (HTTP 401) and no sign-in is configured for it. ` +
+        `${o.shownUrl} requires authorization (HTTP 401) and no sign-in is configured for it.${says(detail)} ` +
           'Add the needed credentials (an "Authorization" header or an OAuth client) to the server configuration.',
         { code: 'HTTP_401', status: 401, url: o.shownUrl, label: o.label },
       );
@@ -148,13 +153,17 @@ export async function fetchWithAuth(
     const res = await fetchOnce(o, method, target, sent, body, signal);
     if ((res.status !== 401 && res.status !== 403) || !handleChallenges) return res;
     const challenge: AuthChallenge = { status: res.status, wwwAuthenticate: res.headers.get('www-authenticate'), authorization };
-    await drain(res);
+    const detail = await excerptOf(res);
     if (attempt >= MAX_AUTH_RETRIES) {
       throw new HttpTransportError(
-        `${o.shownUrl} still answers HTTP ${res.status} after signing in ${MAX_AUTH_RETRIES} times; ` +
+        `${o.shownUrl} still answers HTTP ${res.status} after signing in ${MAX_AUTH_RETRIES} times;${says(detail)} ` +
           'the account may lack access to this server. Sign out and in again, or check the server configuration.',
         { code: `HTTP_${res.status}`, status: res.status, url: o.shownUrl, label: o.label },
       );
+    }
+    // A configured Authorization header was refused: sign-in is offered only to a server that asks for OAuth.
+    if (res.status === 401 && authorization === undefined && headers.authorization !== undefined && !(await offersOAuth(auth, challenge, o.url))) {
+      throw credentialsRefused(o, detail);
     }
     // May reject with AuthorizationRequiredError: that travels up unchanged.
     const decision = await auth.handleChallenge(challenge, o.url);
@@ -162,14 +171,38 @@ export async function fetchWithAuth(
     if (decision !== 'retry') {
       throw new HttpTransportError(
         res.status === 401
-          ? `${o.shownUrl} requires authorization (HTTP 401) and no valid sign-in could be obtained. Sign in again.`
-          : `${o.shownUrl} refused access (HTTP 403 Forbidden). The account may lack a needed permission or scope.`,
+          ? `${o.shownUrl} requires authorization (HTTP 401) and no valid sign-in could be obtained.${says(detail)} Sign in again.`
+          : `${o.shownUrl} refused access (HTTP 403 Forbidden${detail ? `: ${detail}` : ''})${detail ? '' : '. The account may lack a needed permission or scope'}.`,
         { code: `HTTP_${res.status}`, status: res.status, url: o.shownUrl, label: o.label },
       );
     }
   }
 }
 
+/** The server's reason from the first part of an error body (or ''); the rest is cancelled unread. */
+async function excerptOf(res: Response): Promise<string> {
+  return bodyDetail(await readTextPrefix(res));
+}
+
+function says(detail: string): string {
+  return detail ? ` The server says: "${detail}".` : '';
+}
+
+function credentialsRefused(o: ResolvedHttpOptions, detail: string): HttpTransportError {
+  return new HttpTransportError(
+    `${o.shownUrl} refused the credentials given (HTTP 401${detail ? `: ${detail}` : ''}). Check the "Authorization" header (--header, or "headers" in the configuration).`,
+    { code: 'HTTP_401', status: 401, url: o.shownUrl, label: o.label },
+  );
+}
+
+/** Whether a 401 advertises OAuth: a Bearer challenge naming resource metadata, or metadata the provider can find. */
+async function offersOAuth(auth: HttpAuthProvider, challenge: AuthChallenge, resource: URL): Promise<boolean> {
+  if (challenge.wwwAuthenticate !== null && /\bresource_metadata\s*=/i.test(challenge.wwwAuthenticate)) return true;
+  if (auth.advertisesOAuth === undefined) return true;
+  return auth.advertisesOAuth(resource);
+}
+
+/** One request; redirects followed only within the configured server's origin. */
 async function fetchOnce(
   o: ResolvedHttpOptions,
   method: string,
@@ -179,16 +212,22 @@ async function fetchOnce(
   signal: AbortSignal,
 ): Promise<Response> {
   try {
-    return await o.fetch(target, { method, headers, body, signal });
+    return await fetchFollowing(o.fetch, new URL(target), { method, headers, body, signal }, sameOriginHop);
   } catch (err) {
+    if (err instanceof RedirectRefusedError) {
+      throw new HttpTransportError(`${method} ${o.shownUrl} ${err.message}`, { code: 'EREDIRECT', url: o.shownUrl, label: o.label });
+    }
     if (signal.aborted) throw closedError(o, err);
     throw networkError(o, method, err);
   }
 }
 
+/** Failures without a status where the server did answer. */
+const NOT_NETWORK_CODES: ReadonlySet<string> = new Set(['ECLOSED', 'EPROTO', 'EREDIRECT', 'EMSGSIZE']);
+
 /** True for a failure where no HTTP answer arrived at all (refused, reset, DNS, TLS, ...). */
 export function isNetworkError(err: unknown): boolean {
-  return err instanceof HttpTransportError && err.status === undefined && err.code !== 'ECLOSED' && err.code !== 'EPROTO';
+  return err instanceof HttpTransportError && err.status === undefined && !NOT_NETWORK_CODES.has(err.code);
 }
 
 export function closedError(o: { label: string; shownUrl: string }, cause?: unknown): HttpTransportError {
@@ -239,15 +278,14 @@ const NETWORK_HINTS: Record<string, string> = {
   UND_ERR_CONNECT_TIMEOUT: 'the connection timed out',
 };
 
-/** An error for an HTTP error status, with a short log-safe excerpt of the body. */
+/** An error for an HTTP error status, with a short excerpt of the body (its first ERROR_EXCERPT_BYTES; the rest is cancelled). */
 export async function statusError(o: ResolvedHttpOptions, method: string, res: Response, what: string, hint?: string): Promise<HttpTransportError> {
-  let detail = '';
-  try {
-    const text = await res.text();
-    detail = bodyDetail(text);
-  } catch {
-    // The body is only decoration.
-  }
+  return statusErrorOf(o, method, res, await readTextPrefix(res), what, hint);
+}
+
+/** statusError for a body already read. */
+export function statusErrorOf(o: ResolvedHttpOptions, method: string, res: Response, text: string, what: string, hint?: string): HttpTransportError {
+  const detail = bodyDetail(text);
   const status = res.status;
   const statusText = res.statusText ? ` ${res.statusText}` : '';
   const advice = hint ?? STATUS_HINTS[status] ?? (status >= 500 ? 'the server failed; see its logs' : undefined);
@@ -257,6 +295,11 @@ export async function statusError(o: ResolvedHttpOptions, method: string, res: R
   );
 }
 
+/** A body over its limit, as the transport reports it. */
+export function tooLargeError(o: ResolvedHttpOptions, err: BodyTooLargeError): HttpTransportError {
+  return new HttpTransportError(err.message, { code: 'EMSGSIZE', url: o.shownUrl, label: o.label, cause: err });
+}
+
 const STATUS_HINTS: Record<number, string> = {
   403: 'access refused',
   404: 'check the URL',
@@ -264,35 +307,6 @@ const STATUS_HINTS: Record<number, string> = {
   406: 'the server does not accept the content types this client uses',
   415: 'the server does not accept JSON bodies here',
 };
-
-/** A JSON-RPC error's message, or the first line of a text body, cut short. */
-function bodyDetail(text: string): string {
-  const trimmed = text.trim();
-  if (trimmed === '') return '';
-  try {
-    const value = JSON.parse(trimmed) as { error?: { message?: unknown } };
-    if (value && typeof value.error?.message === 'string') return excerptText(value.error.message);
-  } catch {
-    // Not JSON: show the start of the text.
-  }
-  return excerptText(trimmed);
-}
-
-/** A short, single-line excerpt for logs. */
-export function excerptText(text: string, max = 160): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length > max ? `${line.slice(0, max)}…` : line;
-}
-
-/** Reads and discards a body so the connection can be reused. */
-export async function drain(res: Response): Promise<void> {
-  if (res.body === null) return;
-  try {
-    await res.arrayBuffer();
-  } catch {
-    // Nothing to keep.
-  }
-}
 
 /** Whether the content type is an SSE stream. */
 export function isEventStream(contentType: string | null): boolean {
@@ -326,8 +340,10 @@ export async function readEventStream(body: ReadableStream<Uint8Array>, sink: Ss
   });
   const decoder = new TextDecoder();
   const reader = body.getReader();
+  const slicer = new EventLoopSlicer();
   try {
     for (;;) {
+      await slicer.yieldIfBusy();
       const { done, value } = await reader.read();
       if (done) break;
       parser.feed(decoder.decode(value, { stream: true }));

@@ -30,13 +30,16 @@ import {
   readEventStream,
   resolveHttpOptions,
   statusError,
+  statusErrorOf,
   streamFailureText,
+  tooLargeError,
   type HttpTransportOptions,
   type ResolvedHttpOptions,
   type SseSink,
 } from './httpShared';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
 import { oversizeNotice } from './framing';
+import { BodyTooLargeError, ERROR_EXCERPT_BYTES, readTextLimited } from './httpBody';
 import { encodeHeaderValue, paramHeaderValues, paramHeadersOf, type ParamHeader } from './paramHeaders';
 import { errorMessage } from '../util/errorMessage';
 
@@ -239,7 +242,11 @@ export class StreamableHttpTransport implements Transport {
         return this.post(message, body, false);
       }
       // A modern server answers -32022, -32021, -32020 and unknown methods with 4xx and a JSON-RPC error.
-      if (this.modern && status >= 400 && status < 500 && (await this.deliverErrorAnswer(message, res))) return;
+      if (this.modern && status >= 400 && status < 500) {
+        const error = await this.deliverErrorAnswer(message, res);
+        if (error === undefined) return;
+        throw error;
+      }
       throw await statusError(this.o, 'POST', res, describeMessage(message));
     } finally {
       if (!streaming) this.inFlight.delete(request);
@@ -270,16 +277,8 @@ export class StreamableHttpTransport implements Transport {
         label: this.o.label,
       });
     }
-    const length = res.headers.get('content-length');
-    if (length !== null && Number(length) > this.o.maxMessageBytes) {
-      res.body?.cancel().then(undefined, () => undefined);
-      throw this.oversize(message, Number(length));
-    }
-    const text = await res.text();
+    const text = await this.readJsonBody(message, res);
     if (text.length === 0) return false;
-    if (text.length > this.o.maxMessageBytes && Buffer.byteLength(text) > this.o.maxMessageBytes) {
-      throw this.oversize(message, Buffer.byteLength(text));
-    }
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -295,27 +294,37 @@ export class StreamableHttpTransport implements Transport {
     return false;
   }
 
-  /** A 4xx whose body is the JSON-RPC error answering this request: delivered as that answer. */
-  private async deliverErrorAnswer(message: unknown, res: Response): Promise<boolean> {
-    const ids = requestIds(message);
-    if (ids.length !== 1 || !/json/i.test(res.headers.get('content-type') ?? '')) return false;
-    let value: unknown;
+  /** A JSON body, read to maxMessageBytes at most (then cancelled, and the request fails with the size seen). */
+  private async readJsonBody(message: unknown, res: Response): Promise<string> {
     try {
-      value = JSON.parse(await res.clone().text());
-    } catch {
-      return false;
+      return await readTextLimited(res, this.o.maxMessageBytes, `the answer to ${describeMessage(message)}`);
+    } catch (err) {
+      if (!(err instanceof BodyTooLargeError)) throw err;
+      this.warningEmitter.fire({ message: `${err.message}; it was dropped` });
+      throw tooLargeError(this.o, err);
     }
-    const answer = value as { id?: unknown; error?: unknown };
-    if (answer === null || typeof answer !== 'object' || answer.id !== ids[0] || typeof answer.error !== 'object') return false;
-    await drain(res);
-    this.messageEmitter.fire(value);
-    return true;
   }
 
-  private oversize(message: unknown, bytes: number): HttpTransportError {
-    const text = `the answer to ${describeMessage(message)} (${bytes} bytes) is larger than the limit of ${this.o.maxMessageBytes} bytes`;
-    this.warningEmitter.fire({ message: `${text}; it was dropped` });
-    return new HttpTransportError(text, { code: 'EMSGSIZE', url: this.o.shownUrl, label: this.o.label });
+  /**
+   * A 4xx whose body is the JSON-RPC error answering this request: delivered as that answer.
+   * Otherwise the error for the status, with the start of the body read here.
+   */
+  private async deliverErrorAnswer(message: unknown, res: Response): Promise<HttpTransportError | undefined> {
+    const ids = requestIds(message);
+    if (ids.length !== 1 || !/json/i.test(res.headers.get('content-type') ?? '')) return statusError(this.o, 'POST', res, describeMessage(message));
+    const text = await this.readJsonBody(message, res);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return statusErrorOf(this.o, 'POST', res, text.slice(0, ERROR_EXCERPT_BYTES), describeMessage(message));
+    }
+    const answer = value as { id?: unknown; error?: unknown };
+    if (answer === null || typeof answer !== 'object' || answer.id !== ids[0] || typeof answer.error !== 'object') {
+      return statusErrorOf(this.o, 'POST', res, text.slice(0, ERROR_EXCERPT_BYTES), describeMessage(message));
+    }
+    this.messageEmitter.fire(value);
+    return undefined;
   }
 
   private captureSession(res: Response): void {
@@ -412,7 +421,7 @@ export class StreamableHttpTransport implements Transport {
   /** The answer to our own request `id`, from a JSON body or an SSE stream. */
   private ownAnswer(res: Response, id: string): Promise<unknown> {
     if (!isEventStream(res.headers.get('content-type'))) {
-      return res.text().then((text) => {
+      return readTextLimited(res, this.o.maxMessageBytes, 'the answer to initialize for a new session').then((text) => {
         const value: unknown = JSON.parse(text);
         const answer = Array.isArray(value) ? value.find((m) => isResponseTo(m, id)) : value;
         if (!isResponseTo(answer, id)) throw new Error('the server did not answer initialize');

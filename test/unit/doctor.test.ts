@@ -314,6 +314,40 @@ describe('doctor: authentication probe', () => {
     assert.equal(closed.reachable, false);
     assert.match(closed.check.detail, /could not be reached \(ECONNREFUSED\)/);
   });
+
+  test("403 with a reason of the server's own (#23): the reason is shown, no advice to add an Authorization header", async () => {
+    const s = await serve((_req, res) => res.writeHead(403, { 'content-type': 'text/plain' }).end('Access is only allowed at localhost:4321'));
+    try {
+      for (const headers of [{}, { 'X-Api-Key': 'k-123' }] as Record<string, string>[]) {
+        const forbidden = await checkAuthentication({ ...probe, url: s.url, headers, tokenHeld: () => Promise.resolve(undefined) });
+        assert.equal(forbidden.check.status, 'fail');
+        assert.match(forbidden.check.detail, /403 Forbidden: "Access is only allowed at localhost:4321"/);
+        assert.doesNotMatch(forbidden.check.fix ?? '', /Authorization/);
+        assert.equal(forbidden.needsSignIn, false);
+      }
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('a redirect to another origin is not followed: the configured headers stay home', async () => {
+    let leaked = 0;
+    const other = await serve((req, res) => {
+      if (req.headers['x-api-key'] !== undefined) leaked++;
+      res.writeHead(200).end();
+    });
+    const s = await serve((_req, res) => res.writeHead(307, { location: `${other.url.origin}/mcp?sig=abc` }).end());
+    try {
+      const redirected = await checkAuthentication({ ...probe, url: s.url, headers: { 'X-Api-Key': 'k-123' }, tokenHeld: () => Promise.resolve(undefined) });
+      assert.equal(redirected.check.status, 'fail');
+      assert.match(redirected.check.detail, new RegExp(`redirected to another origin, ${other.url.origin.replace(/[.]/g, '\\.')};`));
+      assert.doesNotMatch(redirected.check.detail, /sig=abc/);
+      assert.equal(leaked, 0);
+    } finally {
+      await s.close();
+      await other.close();
+    }
+  });
 });
 
 const hasOpenssl = spawnSync('openssl', ['version']).status === 0;

@@ -4,6 +4,8 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { parseBearerChallenge } from '../../auth/challenge';
 import type { DoctorCheck } from './types';
+import { bodyDetail, readTextPrefix } from '../../transport/httpBody';
+import { RedirectRefusedError, fetchFollowing, sameOriginHop } from '../../transport/redirects';
 
 /** Resolves within `ms` with `fallback` when `work` has not settled by then. */
 function within<T>(work: Promise<T>, ms: number, fallback: () => T): Promise<T> {
@@ -124,17 +126,23 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
   let response: Response;
   /** "http" falls back to HTTP+SSE as a start does: the event stream answered the probe. */
   let refusedPost: number | undefined;
-  const openEventStream = () => fetchFn(input.url, { method: 'GET', headers: { ...input.headers, accept: 'text/event-stream' }, signal });
+  const openEventStream = () => fetchFollowing(fetchFn, input.url, { method: 'GET', headers: { ...input.headers, accept: 'text/event-stream' }, signal }, sameOriginHop);
   try {
+    // Redirects by hand, same origin only: the configured headers go nowhere else.
     response =
       input.type === 'sse'
         ? await openEventStream()
-        : await fetchFn(input.url, {
-            method: 'POST',
-            headers: { ...input.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-            body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: input.clientInfo } }),
-            signal,
-          });
+        : await fetchFollowing(
+            fetchFn,
+            input.url,
+            {
+              method: 'POST',
+              headers: { ...input.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+              body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: input.clientInfo } }),
+              signal,
+            },
+            sameOriginHop,
+          );
     if (input.type === 'http' && LEGACY_SSE_FALLBACK_STATUSES.has(response.status)) {
       // A legacy HTTP+SSE server refuses the POST where a start falls back to its event stream: so does the probe.
       const stream = await openEventStream().catch(() => undefined);
@@ -147,6 +155,13 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
       }
     }
   } catch (err) {
+    if (err instanceof RedirectRefusedError) {
+      return {
+        check: { id: 'auth', title, status: 'fail', detail: `The server ${err.message}.`, fix: `Put the address it should be reached at in "url" in ${input.file}.` },
+        reachable: true,
+        needsSignIn: false,
+      };
+    }
     const cause = (err as { cause?: NodeJS.ErrnoException }).cause;
     const reason = signal.aborted ? `no answer within ${input.timeoutMs} ms` : (cause?.code ?? cause?.message ?? (err as Error).message);
     return {
@@ -159,17 +174,34 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
   const challenge = response.headers.get('www-authenticate');
   // The probe sends the configured headers, as a start would: the texts say whether credentials went with it.
   const sentCredentials = Object.keys(input.headers).some(isCredentialHeader);
+  // The server's own reason (the first part of an error body; the rest is cancelled unread).
+  const reason = status >= 400 ? bodyDetail(await readTextPrefix(response)) : '';
+  const because = reason ? `: "${reason}"` : '';
   await response.body?.cancel().catch(() => undefined);
   await endSession(fetchFn, input, response.headers.get('mcp-session-id'));
   if (status === 401 || status === 403) {
     const bearer = challenge && /^\s*bearer\b/i.test(challenge) ? parseBearerChallenge(challenge) : undefined;
+    if (!bearer && status === 403 && reason) {
+      // A reason of its own ("only allowed at localhost"): no credentials advice would fit it better.
+      return {
+        check: {
+          id: 'auth',
+          title,
+          status: 'fail',
+          detail: `The server answered 403 Forbidden${because}.`,
+          fix: `Do what the server's reason asks${sentCredentials ? `, or check the credentials in "headers" in ${input.file}` : ''}.`,
+        },
+        reachable: true,
+        needsSignIn: false,
+      };
+    }
     if (!bearer && sentCredentials) {
       return {
         check: {
           id: 'auth',
           title,
           status: 'fail',
-          detail: `The server answered ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'} to the credentials in "headers": they are wrong, expired or not enough.`,
+          detail: `The server answered ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}${because} to the credentials in "headers": they are wrong, expired or not enough.`,
           fix: `Check the credentials in "headers" in ${input.file} (a stored \${input:…} value is changed with MCP Host: Change a Stored Input Value…).`,
         },
         reachable: true,
@@ -182,7 +214,7 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
           id: 'auth',
           title,
           status: 'fail',
-          detail: `The server answered ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'} without an OAuth challenge: it wants credentials that signing in cannot give.`,
+          detail: `The server answered ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}${because} without an OAuth challenge: it wants credentials that signing in cannot give.`,
           fix: `Send the credentials it expects in "headers" in ${input.file}, e.g. "Authorization": "Bearer \${input:token}" with a password input.`,
         },
         reachable: true,
@@ -212,7 +244,7 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
     };
   }
   if (status >= 500) {
-    return { check: { id: 'auth', title, status: 'warn', detail: `The server answered ${status} to an initialize request.`, fix: 'The server has an internal error; see its own logs.' }, reachable: true, needsSignIn: false };
+    return { check: { id: 'auth', title, status: 'warn', detail: `The server answered ${status} to an initialize request${because}.`, fix: 'The server has an internal error; see its own logs.' }, reachable: true, needsSignIn: false };
   }
   const how = refusedPost !== undefined ? ` to a GET of its HTTP+SSE event stream, after ${refusedPost} to a Streamable HTTP POST` : '';
   const detail = sentCredentials ? `The server accepted the credentials in "headers" (it answered ${status}${how}).` : `No authentication asked (the server answered ${status} without credentials${how}).`;
@@ -230,7 +262,7 @@ function isEventStream(response: Response): boolean {
 async function endSession(fetchFn: typeof globalThis.fetch, input: AuthProbeInput, sessionId: string | null): Promise<void> {
   if (!sessionId) return;
   try {
-    const r = await fetchFn(input.url, { method: 'DELETE', headers: { ...input.headers, 'mcp-session-id': sessionId }, signal: AbortSignal.timeout(input.timeoutMs) });
+    const r = await fetchFn(input.url, { method: 'DELETE', headers: { ...input.headers, 'mcp-session-id': sessionId }, redirect: 'manual', signal: AbortSignal.timeout(input.timeoutMs) });
     await r.body?.cancel();
   } catch {
     // A server that keeps the session until it expires is no failure of the check.

@@ -1,0 +1,228 @@
+/**
+ * Reading an HTTP body a server controls (#18): the one place bodies are read. Every read
+ * counts bytes as they arrive and cancels the body at its limit, so an endless or huge body
+ * costs at most the limit in memory; nothing here calls `res.text()`, `json()` or
+ * `arrayBuffer()`, which read a body whole first. Kept apart from the transports so a later
+ * change of HTTP client (node:http) touches this file alone.
+ */
+
+/** Enough of an error body to show its reason; the rest is cancelled unread. */
+export const ERROR_EXCERPT_BYTES = 8 * 1024;
+/** OAuth and resource metadata, token and registration answers: small documents. */
+export const METADATA_MAX_BYTES = 256 * 1024;
+/** What a drain reads to let the connection be reused; past it the body is cancelled. */
+export const DRAIN_MAX_BYTES = 16 * 1024;
+/**
+ * How long an excerpt or a drain waits for a body to end: an error body that never ends (a 403
+ * whose connection stays open) must not hold the request until its timeout.
+ */
+export const EXCERPT_WAIT_MS = 2000;
+
+/** A body outgrew its limit. `seenBytes` is what arrived (or what Content-Length declared). */
+export class BodyTooLargeError extends Error {
+  constructor(
+    readonly what: string,
+    readonly seenBytes: number,
+    readonly limitBytes: number,
+    readonly declared: boolean,
+  ) {
+    super(
+      `${what} is larger than the limit of ${limitBytes} bytes (${declared ? `its Content-Length says ${seenBytes}` : `${seenBytes} bytes arrived before it was cut off`})`,
+    );
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+/** Longest a body reader keeps the event loop before letting timers and I/O run. */
+const SLICE_MS = 8;
+
+/**
+ * Awaiting a stream's read() resolves at once while chunks are queued, so a reader of a fast
+ * server could hold the event loop as long as the server keeps ahead: readers call this per
+ * chunk, and it yields to the event loop once a slice of time is used.
+ */
+export class EventLoopSlicer {
+  private sliceStart = performance.now();
+
+  async yieldIfBusy(): Promise<void> {
+    if (performance.now() - this.sliceStart < SLICE_MS) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.sliceStart = performance.now();
+  }
+}
+
+interface Prefix {
+  readonly bytes: Uint8Array;
+  /** Bytes that arrived, the cut-off part included. */
+  readonly seen: number;
+  /** The body ended within the limit. */
+  readonly complete: boolean;
+}
+
+/**
+ * Reads at most `limit` bytes, then cancels the rest of the body. With `waitMs`, a body that has
+ * not ended by then is cancelled too, and what arrived is returned (not complete).
+ */
+async function readPrefix(res: Response, limit: number, waitMs?: number): Promise<Prefix> {
+  const body = res.body;
+  if (body === null) return { bytes: new Uint8Array(0), seen: 0, complete: true };
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  const slicer = new EventLoopSlicer();
+  let seen = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const late =
+    waitMs === undefined
+      ? undefined
+      : new Promise<undefined>((resolve) => {
+          timer = setTimeout(() => resolve(undefined), waitMs);
+        });
+  try {
+    for (;;) {
+      await slicer.yieldIfBusy();
+      const read = late === undefined ? await reader.read() : await Promise.race([reader.read(), late]);
+      if (read === undefined) {
+        reader.cancel().then(undefined, () => undefined);
+        return { bytes: concat(chunks, seen), seen, complete: false };
+      }
+      const { done, value } = read;
+      if (done) return { bytes: concat(chunks, seen), seen, complete: true };
+      const room = limit - seen;
+      seen += value.byteLength;
+      if (value.byteLength > room) {
+        if (room > 0) chunks.push(value.subarray(0, room));
+        reader.cancel().then(undefined, () => undefined);
+        return { bytes: concat(chunks, limit), seen, complete: false };
+      }
+      chunks.push(value);
+    }
+  } catch (err) {
+    reader.cancel().then(undefined, () => undefined);
+    throw err;
+  } finally {
+    clearTimeout(timer);
+    try {
+      reader.releaseLock();
+    } catch {
+      // A read still pending after the wait: the body is cancelled anyway.
+    }
+  }
+}
+
+function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  return Buffer.concat(chunks, length);
+}
+
+function declaredLength(res: Response): number | undefined {
+  const value = res.headers.get('content-length');
+  if (value === null || !/^\d{1,15}$/.test(value.trim())) return undefined;
+  return Number(value.trim());
+}
+
+function cancelBody(res: Response): void {
+  res.body?.cancel().then(undefined, () => undefined);
+}
+
+/**
+ * The whole body, at most `limit` bytes; rejects with BodyTooLargeError (naming `what`) as soon
+ * as Content-Length or the bytes that arrived pass the limit, and cancels the body then.
+ */
+export async function readBodyLimited(res: Response, limit: number, what: string): Promise<Uint8Array> {
+  const declared = declaredLength(res);
+  if (declared !== undefined && declared > limit) {
+    cancelBody(res);
+    throw new BodyTooLargeError(what, declared, limit, true);
+  }
+  const prefix = await readPrefix(res, limit);
+  if (!prefix.complete) throw new BodyTooLargeError(what, prefix.seen, limit, false);
+  return prefix.bytes;
+}
+
+/** readBodyLimited, decoded as UTF-8. */
+export async function readTextLimited(res: Response, limit: number, what: string): Promise<string> {
+  return new TextDecoder().decode(await readBodyLimited(res, limit, what));
+}
+
+/** The first `max` bytes of a body as text (for an error's excerpt); never rejects. */
+export async function readTextPrefix(res: Response, max = ERROR_EXCERPT_BYTES): Promise<string> {
+  try {
+    return new TextDecoder().decode((await readPrefix(res, max, EXCERPT_WAIT_MS)).bytes);
+  } catch {
+    // The body is only decoration.
+    return '';
+  }
+}
+
+/** Reads and discards a small body so the connection can be reused; a larger one is cancelled. */
+export async function drain(res: Response, max = DRAIN_MAX_BYTES): Promise<void> {
+  if (res.body === null) return;
+  const declared = declaredLength(res);
+  if (declared !== undefined && declared > max) {
+    cancelBody(res);
+    return;
+  }
+  try {
+    await readPrefix(res, max, EXCERPT_WAIT_MS);
+  } catch {
+    // Nothing to keep.
+  }
+}
+
+/** Statuses whose Response may not carry a body. */
+const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304]);
+
+/**
+ * The same response with its body read (bounded) into memory: for readers that call `json()` or
+ * `text()` themselves (oauth4webapi). Rejects with BodyTooLargeError past the limit.
+ */
+export async function boundedResponse(res: Response, limit: number, what: string): Promise<Response> {
+  const bytes = await readBodyLimited(res, limit, what);
+  const body = NULL_BODY_STATUSES.has(res.status) ? null : bytes;
+  return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
+}
+
+/** A fetch whose responses carry bounded bodies (boundedResponse): for small documents only, never streams. */
+export function boundedFetch(inner: typeof globalThis.fetch, limit: number): typeof globalThis.fetch {
+  return async (input, init) => {
+    const res = await inner(input, init);
+    return boundedResponse(res, limit, `the answer from ${originOf(input)}`);
+  };
+}
+
+function originOf(input: string | URL | Request): string {
+  try {
+    return new URL(typeof input === 'string' ? input : input instanceof URL ? input.href : input.url).origin;
+  } catch {
+    return 'the server';
+  }
+}
+
+/**
+ * A JSON-RPC error's message (or an OAuth error's description), or the start of a text body, cut
+ * short. Not redacted here (the transport layer knows no secrets): the host redacts what it shows.
+ */
+export function bodyDetail(text: string): string {
+  const trimmed = text.trim();
+  if (trimmed === '') return '';
+  try {
+    const value = JSON.parse(trimmed) as { error?: { message?: unknown } | unknown; error_description?: unknown; message?: unknown };
+    const error = value?.error as { message?: unknown } | undefined;
+    if (typeof error?.message === 'string') return excerptText(error.message, EXCERPT_CHARS);
+    if (typeof value?.error_description === 'string') return excerptText(value.error_description, EXCERPT_CHARS);
+    if (typeof value?.message === 'string') return excerptText(value.message, EXCERPT_CHARS);
+  } catch {
+    // Not JSON: show the start of the text.
+  }
+  return excerptText(trimmed, EXCERPT_CHARS);
+}
+
+/** How much of a server's reason an error shows. */
+const EXCERPT_CHARS = 300;
+
+/** A short, single-line excerpt for logs (only its head is scanned: the text may be megabytes). */
+export function excerptText(text: string, max = 160): string {
+  const head = text.length > 4 * max ? text.slice(0, 4 * max) : text;
+  const line = head.replace(/\s+/g, ' ').trim();
+  return line.length > max || head !== text ? `${line.slice(0, max)}…` : line;
+}
