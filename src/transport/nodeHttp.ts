@@ -113,10 +113,40 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
     request.on('error', (err) => {
       if (response !== undefined) return; // The body stream reports it.
       finish();
-      reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause: err }));
+      const proxy = proxyOf(options.agent);
+      const cause = proxy && failedReachingProxy(err) ? throughProxy(err, proxy) : err;
+      reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause }));
     });
     signal?.addEventListener('abort', onAbort, { once: true });
     request.end(body);
+  });
+}
+
+/** The proxy a proxy agent (agent-base's HttpProxyAgent, HttpsProxyAgent) connects through. */
+function proxyOf(agent: http.RequestOptions['agent']): URL | undefined {
+  const proxy = (agent as { proxy?: unknown } | undefined)?.proxy;
+  return proxy instanceof URL ? proxy : undefined;
+}
+
+/** Failures of the connection to the proxy itself (not, say, the server's certificate at the end of the tunnel). */
+const PROXY_CONNECT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH']);
+
+function failedReachingProxy(err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return code === undefined || (typeof code === 'string' && PROXY_CONNECT_CODES.has(code));
+}
+
+/**
+ * A connection failure through a proxy, naming the proxy (host and port only: never its
+ * credentials) where describeNetworkCause (httpShared.ts) shows the address.
+ */
+function throughProxy(err: Error, proxy: URL): Error {
+  const code = (err as { code?: unknown }).code;
+  const port = Number(proxy.port) || (proxy.protocol === 'https:' ? 443 : 80);
+  return Object.assign(new Error(`through the proxy ${proxy.hostname}:${port}: ${err.message}`, { cause: err }), {
+    code: typeof code === 'string' ? code : 'EPROXY',
+    address: `the proxy ${proxy.hostname}`,
+    port,
   });
 }
 
