@@ -185,13 +185,22 @@ function abortReason(signal: AbortSignal): unknown {
 function bodyStream(res: http.IncomingMessage, done: () => void): { stream: ReadableStream<Uint8Array>; fail: (err: unknown) => void } {
   let settled = false;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
+  /** A failure of the connection, held until the chunks that came before it are read. */
+  let brokenBy: unknown;
   const settle = (end: () => void) => {
     if (settled) return;
     settled = true;
     done();
     end();
   };
+  // An abort errors the stream at once, dropping what is queued (as fetch does).
   const fail = (err: unknown) => settle(() => controller.error(err));
+  // A broken connection: what arrived before it is still delivered (controller.error would drop it).
+  const broken = (err: unknown) => {
+    if (settled || brokenBy !== undefined) return;
+    brokenBy = err;
+    if ((controller.desiredSize ?? 0) > 0) fail(err);
+  };
   const stream = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
@@ -202,13 +211,15 @@ function bodyStream(res: http.IncomingMessage, done: () => void): { stream: Read
       });
       res.once('end', () => settle(() => controller.close()));
       // undici reports a body cut short as TypeError('terminated') with the reason as cause.
-      res.once('error', (err) => fail(new TypeError('terminated', { cause: err })));
+      res.once('error', (err) => broken(new TypeError('terminated', { cause: err })));
       res.once('close', () => {
-        if (!res.complete) fail(new TypeError('terminated', { cause: Object.assign(new Error('the connection closed before the body ended'), { code: 'ECONNRESET' }) }));
+        if (!res.complete) broken(new TypeError('terminated', { cause: Object.assign(new Error('the connection closed before the body ended'), { code: 'ECONNRESET' }) }));
       });
     },
     pull() {
-      res.resume();
+      // Called when the queue has room: every chunk before a failure has been read.
+      if (brokenBy !== undefined) fail(brokenBy);
+      else res.resume();
     },
     cancel() {
       settle(() => undefined);
