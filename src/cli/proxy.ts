@@ -9,7 +9,7 @@ import * as http from 'node:http';
 import { HttpProxyAgent } from 'http-proxy-agent';
 import { HttpsProxyAgent } from 'https-proxy-agent';
 import { getProxyForUrl } from 'proxy-from-env';
-import type { AgentChooser } from '../transport/nodeHttp';
+import { KEEP_ALIVE_AGENT_OPTIONS, type AgentChooser } from '../transport/nodeHttp';
 
 const PROXY_VARIABLES = ['https_proxy', 'http_proxy', 'all_proxy'];
 
@@ -39,7 +39,7 @@ export function environmentProxyAgents(direct: AgentChooser): AgentChooser {
 
 function proxyAgent(protocol: string, proxy: string): http.Agent {
   try {
-    return protocol === 'https:' ? new HttpsProxyAgent(proxy, { keepAlive: true }) : new HttpProxyAgent(proxy, { keepAlive: true });
+    return protocol === 'https:' ? new HttpsProxyAgent(proxy, KEEP_ALIVE_AGENT_OPTIONS) : new HttpProxyAgent(proxy, KEEP_ALIVE_AGENT_OPTIONS);
   } catch {
     // The value is not shown: it may hold a password.
     throw new TypeError(`the proxy for ${protocol.slice(0, -1)} URLs (HTTPS_PROXY, HTTP_PROXY or ALL_PROXY) is not a valid URL`);

@@ -19,13 +19,20 @@ export type FetchFunction = typeof globalThis.fetch;
 /** The agent for one request's URL (direct, or through a proxy). */
 export type AgentChooser = (url: URL) => http.Agent;
 
+/**
+ * Keep-alive agent options. `timeout` closes an idle pooled connection after 4 s (as undici
+ * does), or a second before the server's `Keep-Alive: timeout=N` (Node applies that hint only
+ * when a timeout is set): a request sent on a connection the server is closing would fail.
+ */
+export const KEEP_ALIVE_AGENT_OPTIONS = { keepAlive: true, timeout: 4_000 } as const;
+
 let directHttp: http.Agent | undefined;
 let directHttps: https.Agent | undefined;
 
 /** Shared keep-alive agents, one per protocol, made on first use. */
 export function directAgent(url: URL): http.Agent {
-  if (url.protocol === 'https:') return (directHttps ??= new https.Agent({ keepAlive: true }));
-  return (directHttp ??= new http.Agent({ keepAlive: true }));
+  if (url.protocol === 'https:') return (directHttps ??= new https.Agent(KEEP_ALIVE_AGENT_OPTIONS));
+  return (directHttp ??= new http.Agent(KEEP_ALIVE_AGENT_OPTIONS));
 }
 
 let chosenAgents: AgentChooser = directAgent;
