@@ -3,7 +3,7 @@
  * default. undici's WHATWG fetch costs most of a small request (bench: ours vs the `socket`
  * floor); this keeps the WHATWG `Response` the transports read but sends through node:http.
  *
- * Agents: one keep-alive agent per protocol for direct connections, or what `useHttpAgents`
+ * Agents: Node's global keep-alive agents for direct connections, or what `useHttpAgents`
  * installed (the CLI's agents for HTTP(S)_PROXY / NO_PROXY). In VS Code none is installed: the
  * editor patches node:http/https for extensions (`http.proxySupport`) and applies its own
  * proxy settings to these requests.
@@ -16,23 +16,20 @@ import * as https from 'node:https';
 
 export type FetchFunction = typeof globalThis.fetch;
 
-/** The agent for one request's URL (direct, or through a proxy). */
-export type AgentChooser = (url: URL) => http.Agent;
+/** The agent for one request's URL: a proxy's, or undefined for Node's global (keep-alive) agents. */
+export type AgentChooser = (url: URL) => http.Agent | undefined;
 
-/**
- * Keep-alive agent options. `timeout` closes an idle pooled connection after 4 s (as undici
- * does), or a second before the server's `Keep-Alive: timeout=N` (Node applies that hint only
- * when a timeout is set): a request sent on a connection the server is closing would fail.
- */
+/** The options of the CLI's proxy agents: keep-alive, as Node's global agents (see directAgent). */
 export const KEEP_ALIVE_AGENT_OPTIONS = { keepAlive: true, timeout: 4_000 } as const;
 
-let directHttp: http.Agent | undefined;
-let directHttps: https.Agent | undefined;
-
-/** Shared keep-alive agents, one per protocol, made on first use. */
-export function directAgent(url: URL): http.Agent {
-  if (url.protocol === 'https:') return (directHttps ??= new https.Agent(KEEP_ALIVE_AGENT_OPTIONS));
-  return (directHttp ??= new http.Agent(KEEP_ALIVE_AGENT_OPTIONS));
+/**
+ * Direct connections use Node's global agents: keep-alive since Node 19 (an idle connection is
+ * closed after 5 s, or before the server's `Keep-Alive: timeout=N`), shared per protocol. Passing
+ * no agent of our own is also what lets VS Code proxy these requests in every `http.proxySupport`
+ * mode: with "on" it replaces only requests that name no agent.
+ */
+export function directAgent(): undefined {
+  return undefined;
 }
 
 let chosenAgents: AgentChooser = directAgent;

@@ -63,4 +63,18 @@ describe('A proxy set in VS Code (http.proxy)', function () {
     await waitFor(() => s.lists.tools.length > 0, 'its tools');
     assert.ok(asked().includes(`PROXY_SAW POST ${mcpUrl}`), `the proxy saw: ${asked().join(' | ') || 'nothing'}`);
   });
+
+  it('with http.proxySupport "on" too (VS Code then proxies only requests that name no agent of their own)', async () => {
+    const http = vscode.workspace.getConfiguration('http');
+    await http.update('proxySupport', 'on', vscode.ConfigurationTarget.Global);
+    try {
+      const before = asked().length;
+      await vscode.commands.executeCommand('mcpHost.restartServer', 'via-proxy');
+      const s = await waitForState(api, 'via-proxy', 'running', 30_000);
+      await waitFor(() => s.lists.tools.length > 0, 'its tools');
+      assert.ok(asked().slice(before).includes(`PROXY_SAW POST ${mcpUrl}`), `the proxy saw: ${asked().slice(before).join(' | ') || 'nothing'}`);
+    } finally {
+      await http.update('proxySupport', undefined, vscode.ConfigurationTarget.Global);
+    }
+  });
 });

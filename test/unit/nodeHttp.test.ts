@@ -67,6 +67,7 @@ describe('node:http fetch', () => {
 
   after(async () => {
     agent.destroy();
+    http.globalAgent.destroy();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
   });
@@ -85,6 +86,13 @@ describe('node:http fetch', () => {
       const res = await nodeFetch(`${base}/echo`, { method: 'POST', body: String(i) });
       await res.text();
     }
+    assert.equal(sockets.size, 1);
+  });
+
+  test("keep-alive by default too (Node's global agents): one socket for two requests", async () => {
+    const byDefault = createNodeFetch();
+    sockets.clear();
+    for (let i = 0; i < 2; i++) await (await byDefault(`${base}/echo`, { method: 'POST', body: String(i) })).text();
     assert.equal(sockets.size, 1);
   });
 
