@@ -9,10 +9,10 @@ import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { AuthChallenge, HttpAuthProvider } from '../auth/types';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
 import { errorMessage } from '../util/errorMessage';
-import { nodeHttpFetch } from './nodeHttp';
 
 export { HttpTransportError };
 import { HttpTransportError } from './httpError';
+import { nodeHttpFetch } from './nodeHttp';
 
 export interface HttpReconnectOptions {
   /** First wait before reconnecting a dropped SSE stream, when the server sent no `retry:`. Default 1000. */
