@@ -1,5 +1,7 @@
 import { runCli } from './cli/main';
 import { printable } from './cli/printable';
+import { environmentProxyAgents, hasProxyVariables } from './cli/proxy';
+import { whenRemoteLoads } from './host/loadRemote';
 
 // The headless CLI: the core floor plus config parsing, no `vscode`.
 // A reader that goes away (`| head`) ends the output, not the run with a stack trace.
@@ -8,6 +10,9 @@ for (const stream of [process.stdout, process.stderr]) {
     if (err.code !== 'EPIPE') throw err;
   });
 }
+
+// HTTPS_PROXY / HTTP_PROXY / NO_PROXY for remote servers (the extension leaves proxies to VS Code).
+if (hasProxyVariables(process.env)) whenRemoteLoads((remote) => remote.useHttpAgents(environmentProxyAgents(remote.directAgent)));
 
 // Every character printed passes through printable(): server text is untrusted (no escapes reach the terminal).
 runCli(process.argv.slice(2), {

@@ -16,6 +16,7 @@ export { bodyDetail, drain, excerptText };
 
 export { HttpTransportError };
 import { HttpTransportError } from './httpError';
+import { nodeHttpFetch } from './nodeHttp';
 
 export interface HttpReconnectOptions {
   /** First wait before reconnecting a dropped SSE stream, when the server sent no `retry:`. Default 1000. */
@@ -35,7 +36,7 @@ export interface HttpTransportOptions {
   label: string;
   /** Adds Authorization and handles 401/403 challenges. */
   auth?: HttpAuthProvider;
-  /** Defaults to the platform fetch (so an editor's proxy support applies). */
+  /** Defaults to node:http with keep-alive agents (nodeHttp.ts; an editor's proxy support applies to it). */
   fetch?: typeof globalThis.fetch;
   /** Longest accepted incoming message (default 64 MiB). */
   maxMessageBytes?: number;
@@ -97,7 +98,7 @@ export function resolveHttpOptions(options: HttpTransportOptions): ResolvedHttpO
     label: options.label,
     headers,
     auth: options.auth,
-    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    fetch: options.fetch ?? nodeHttpFetch(),
     maxMessageBytes: positive(options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES),
     initialDelayMs: positive(options.reconnect?.initialDelayMs, DEFAULT_RECONNECT_INITIAL_DELAY_MS),
     maxDelayMs: positive(options.reconnect?.maxDelayMs, DEFAULT_RECONNECT_MAX_DELAY_MS),

@@ -1,0 +1,183 @@
+// transport/nodeHttp.ts against a real node:http server: what the transports rely on from fetch.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import * as http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { createNodeFetch } from '../../src/transport/nodeHttp';
+import { freePort } from '../helpers/http';
+
+describe('node:http fetch', () => {
+  let server: http.Server;
+  let base: string;
+  const sockets = new Set<Socket>();
+  let releaseStream: (() => void) | undefined;
+  let hanging: ((socket: Socket) => void) | undefined;
+  const agent = new http.Agent({ keepAlive: true });
+  const nodeFetch = createNodeFetch(() => agent);
+
+  before(async () => {
+    server = http.createServer((req, res) => {
+      sockets.add(req.socket);
+      const url = new URL(req.url ?? '/', 'http://x');
+      if (url.pathname === '/echo') {
+        let body = '';
+        req.setEncoding('utf8');
+        req.on('data', (c: string) => (body += c));
+        req.on('end', () => {
+          res.writeHead(200, { 'content-type': 'application/json', 'X-Seen': 'yes' });
+          res.end(JSON.stringify({ method: req.method, body, length: req.headers['content-length'] ?? null, custom: req.headers['x-custom'] ?? null }));
+        });
+        return;
+      }
+      if (url.pathname === '/sse') {
+        // The first event now, the end only when the test says so.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: first\n\n');
+        releaseStream = () => res.end('data: last\n\n');
+        return;
+      }
+      if (url.pathname === '/hang') {
+        hanging?.(req.socket); // and never answers
+        return;
+      }
+      if (url.pathname === '/redirect') {
+        res.writeHead(302, { location: 'http://elsewhere.example/' });
+        res.end('moved');
+        return;
+      }
+      if (url.pathname === '/empty') {
+        res.writeHead(204);
+        res.end();
+        return;
+      }
+      if (url.pathname === '/cut') {
+        // Promises 100 bytes, sends 5, then drops the connection.
+        res.writeHead(200, { 'content-length': '100' });
+        res.write('hello');
+        setImmediate(() => req.socket.destroy());
+        return;
+      }
+      res.writeHead(404);
+      res.end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    agent.destroy();
+    http.globalAgent.destroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  test('a POST with a string body and headers; the answer is a Response with lower-case headers', async () => {
+    const res = await nodeFetch(`${base}/echo`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Custom': 'v' }, body: '{"a":"é"}' });
+    assert.equal(res.status, 200);
+    assert.equal(res.ok, true);
+    assert.equal(res.headers.get('x-seen'), 'yes');
+    assert.deepEqual(await res.json(), { method: 'POST', body: '{"a":"é"}', length: String(Buffer.byteLength('{"a":"é"}')), custom: 'v' });
+  });
+
+  test('keep-alive: two requests one after the other use one socket', async () => {
+    sockets.clear();
+    for (let i = 0; i < 2; i++) {
+      const res = await nodeFetch(`${base}/echo`, { method: 'POST', body: String(i) });
+      await res.text();
+    }
+    assert.equal(sockets.size, 1);
+  });
+
+  test("keep-alive by default too (Node's global agents): one socket for two requests", async () => {
+    const byDefault = createNodeFetch();
+    sockets.clear();
+    for (let i = 0; i < 2; i++) await (await byDefault(`${base}/echo`, { method: 'POST', body: String(i) })).text();
+    assert.equal(sockets.size, 1);
+  });
+
+  test('streaming: the first SSE event is readable before the body ends', async () => {
+    const res = await nodeFetch(`${base}/sse`, { headers: { accept: 'text/event-stream' } });
+    const reader = res.body!.getReader();
+    const first = await reader.read();
+    assert.equal(new TextDecoder().decode(first.value), 'data: first\n\n');
+    releaseStream!();
+    let rest = '';
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rest += new TextDecoder().decode(value);
+    }
+    assert.equal(rest, 'data: last\n\n');
+  });
+
+  test('abort before the answer rejects with an AbortError and closes the socket', async () => {
+    const controller = new AbortController();
+    const arrived = new Promise<Socket>((resolve) => (hanging = resolve));
+    const pending = nodeFetch(`${base}/hang`, { signal: controller.signal });
+    const socket = await arrived;
+    const closed = once(socket, 'close');
+    controller.abort();
+    await assert.rejects(pending, (err: Error) => err.name === 'AbortError');
+    await closed;
+  });
+
+  test('abort while the body streams errors the body with the AbortError', async () => {
+    const controller = new AbortController();
+    const res = await nodeFetch(`${base}/sse`, { signal: controller.signal });
+    const reader = res.body!.getReader();
+    await reader.read();
+    controller.abort();
+    await assert.rejects(reader.read(), (err: Error) => err.name === 'AbortError');
+  });
+
+  test('an already aborted signal rejects at once', async () => {
+    await assert.rejects(nodeFetch(`${base}/echo`, { signal: AbortSignal.abort() }), (err: Error) => err.name === 'AbortError');
+  });
+
+  test('a refused connection: TypeError with the errno code in its cause, as fetch', async () => {
+    const port = await freePort();
+    await assert.rejects(nodeFetch(`http://127.0.0.1:${port}/`), (err: Error) => {
+      assert.ok(err instanceof TypeError);
+      assert.equal((err.cause as { code?: string }).code, 'ECONNREFUSED');
+      return true;
+    });
+  });
+
+  test('a body cut short: what came before is read, then the stream errors (terminated, with the cause)', async () => {
+    const res = await nodeFetch(`${base}/cut`);
+    const reader = res.body!.getReader();
+    // Let the drop happen before anything is read: the chunk before it must not be lost.
+    const clientSocket = Object.values(agent.sockets).flat()[0]!;
+    if (!clientSocket.destroyed) await once(clientSocket, 'close');
+    await new Promise((resolve) => setImmediate(resolve)); // the response's own close/error events follow the socket's
+    const first = await reader.read();
+    assert.equal(new TextDecoder().decode(first.value), 'hello');
+    await assert.rejects(reader.read(), (err: Error) => err instanceof TypeError && err.message === 'terminated' && err.cause !== undefined);
+  });
+
+  test('redirects are returned as they are (manual); follow is refused', async () => {
+    const res = await nodeFetch(`${base}/redirect`, { redirect: 'manual' });
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get('location'), 'http://elsewhere.example/');
+    assert.equal(await res.text(), 'moved');
+    const unset = await nodeFetch(`${base}/redirect`);
+    assert.equal(unset.status, 302);
+    await unset.text();
+    await assert.rejects(nodeFetch(`${base}/redirect`, { redirect: 'follow' }), TypeError);
+  });
+
+  test('a 204 has no body; HEAD has none either', async () => {
+    const res = await nodeFetch(`${base}/empty`, { method: 'DELETE' });
+    assert.equal(res.status, 204);
+    assert.equal(res.body, null);
+    const head = await nodeFetch(`${base}/echo`, { method: 'HEAD' });
+    assert.equal(head.body, null);
+  });
+
+  test('refused inputs: other protocols, credentials in the URL, non-string bodies', async () => {
+    await assert.rejects(nodeFetch('ftp://127.0.0.1/'), TypeError);
+    await assert.rejects(nodeFetch(`http://user:pw@127.0.0.1:1/`), TypeError);
+    await assert.rejects(nodeFetch(`${base}/echo`, { method: 'POST', body: new Uint8Array([1]) }), TypeError);
+  });
+});
