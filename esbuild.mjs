@@ -24,14 +24,13 @@ const common = {
 /**
  * Parts loaded on first use are bundles of their own, beside extension.js and cli.js, not inlined:
  * host/loadRemote.ts requires '../remote' (the HTTP transports and OAuth: dist/remote.js) when a
- * remote server is first used; vscode/webview/validation.ts requires '../../ajv' (Ajv: dist/ajv.js)
- * when a tool's arguments are first checked.
+ * remote server is first used; host/ajvBundle.ts requires '../ajv' (Ajv and re2js: dist/ajv.js)
+ * when a schema is first checked.
  */
 const LAZY_PARTS = [
   { importer: 'src/host/loadRemote.ts', specifier: '../remote', output: './remote.js' },
-  { importer: 'src/vscode/webview/validation.ts', specifier: '../../ajv', output: './ajv.js' },
-  // The server report's schema checks (the extension's and the CLI's).
-  { importer: 'src/host/report/schemaValidity.ts', specifier: '../../ajv', output: './ajv.js' },
+  // Ajv and the RE2 engine of schema patterns: tool arguments and results, forms, the report.
+  { importer: 'src/host/ajvBundle.ts', specifier: '../ajv', output: './ajv.js' },
 ];
 const lazyPartsAsSeparateBundles = {
   name: 'lazy-parts-as-separate-bundles',

@@ -19,6 +19,7 @@ import { InputNotOfferedError } from '../protocol/mrtr';
 import { TaskInterrupt, callToolTask, callsAsTask } from './taskRun';
 import { TraceFile } from './trace';
 import { ExitCode, type CliIo } from './io';
+import { checkOutput, describeOutputCheck, findTool } from './outputCheck';
 
 export { ExitCode, type CliIo };
 
@@ -420,7 +421,10 @@ async function runCommand(client: McpClient, options: Options, label: string, io
       } catch (err) {
         throw await withNameHint(err, client, 'tool', name, label);
       }
-      print(result, () => formatToolResult(result));
+      const outputCheck = result.isError ? undefined : await checkOutput(await findTool(client, name), result);
+      print(outputCheck ? { ...result, outputSchemaCheck: outputCheck } : result, () => formatToolResult(result));
+      const outputVerdict = outputCheck ? describeOutputCheck(outputCheck, name) : '';
+      if (outputVerdict) io.stderr(outputVerdict);
       // Some servers answer an unknown tool with isError rather than a JSON-RPC error.
       if (result.isError) {
         const hint = await unknownName(client, 'tool', name);
