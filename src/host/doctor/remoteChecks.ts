@@ -4,6 +4,7 @@ import * as net from 'node:net';
 import * as tls from 'node:tls';
 import { parseBearerChallenge } from '../../auth/challenge';
 import type { DoctorCheck } from './types';
+import { displayUrl } from '../../util/displayUrl';
 
 /** Resolves within `ms` with `fallback` when `work` has not settled by then. */
 function within<T>(work: Promise<T>, ms: number, fallback: () => T): Promise<T> {
@@ -99,6 +100,8 @@ function firstValue(value: string | string[] | undefined): string | undefined {
 
 export interface AuthProbeInput {
   readonly url: URL;
+  /** The address as shown (the config's url as written, util/displayUrl.ts); default displayUrl(url). */
+  readonly shownUrl?: string;
   readonly type: 'http' | 'sse';
   /** The configured headers, resolved (sent, never shown). */
   readonly headers: Readonly<Record<string, string>>;
@@ -190,7 +193,7 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
         id: 'auth',
         title,
         status: 'fail',
-        detail: `Nothing answers at ${input.url.pathname} (404 Not Found).`,
+        detail: `Nothing answers at ${input.shownUrl ?? displayUrl(input.url)} (404 Not Found).`,
         fix: `Check the path of "url" in ${input.file}: MCP endpoints are usually /mcp (Streamable HTTP) or /sse (HTTP+SSE).`,
       },
       reachable: true,
