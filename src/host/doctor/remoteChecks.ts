@@ -179,7 +179,7 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
       };
     }
     const held = await input.tokenHeld().catch(() => undefined);
-    const about = `The server wants OAuth sign-in (${status}${bearer.resourceMetadata ? `; resource metadata at ${bearer.resourceMetadata}` : ''}${bearer.scopes?.length ? `; scopes ${bearer.scopes.join(' ')}` : ''}).`;
+    const about = `The server wants OAuth sign-in (${status}${bearer.resourceMetadata ? `; resource metadata at ${displayUrl(bearer.resourceMetadata)}` : ''}${bearer.scopes?.length ? `; scopes ${bearer.scopes.join(' ')}` : ''}).`;
     if (held === true) return { check: { id: 'auth', title, status: 'pass', detail: `${about} A token is held for it.` }, reachable: true, needsSignIn: false };
     return {
       check: { id: 'auth', title, status: 'fail', detail: `${about} ${held === false ? 'No token is held for it.' : 'Tokens are not kept here.'}`, fix: input.signInHint },
