@@ -24,15 +24,14 @@ const common = {
 /**
  * Parts loaded on first use are bundles of their own, beside extension.js and cli.js, not inlined:
  * host/loadRemote.ts requires '../remote' (the HTTP transports and OAuth: dist/remote.js) when a
- * remote server is first used; vscode/webview/validation.ts requires '../../ajv' (Ajv: dist/ajv.js)
- * when a tool's arguments are first checked; host/loadInspect.ts requires '../inspect' (the doctor
- * and the server report: dist/inspect.js) when a server is first diagnosed or reported on.
+ * remote server is first used; host/ajvBundle.ts requires '../ajv' (Ajv and re2js: dist/ajv.js)
+ * when a schema is first checked; host/loadInspect.ts requires '../inspect' (the doctor and the
+ * server report: dist/inspect.js) when a server is first diagnosed or reported on.
  */
 const LAZY_PARTS = [
   { importer: 'src/host/loadRemote.ts', specifier: '../remote', output: './remote.js' },
-  { importer: 'src/vscode/webview/validation.ts', specifier: '../../ajv', output: './ajv.js' },
-  // The server report's schema checks (the extension's and the CLI's).
-  { importer: 'src/host/report/schemaValidity.ts', specifier: '../../ajv', output: './ajv.js' },
+  // Ajv and the RE2 engine of schema patterns: tool arguments and results, forms, the report.
+  { importer: 'src/host/ajvBundle.ts', specifier: '../ajv', output: './ajv.js' },
   // The doctor and the server report, in the extension (the CLI keeps them inline).
   { importer: 'src/host/loadInspect.ts', specifier: '../inspect', output: './inspect.js' },
 ];

@@ -6,6 +6,7 @@
 import { processDiscoveryResponse, type AuthorizationServer } from 'oauth4webapi';
 import { METADATA_MAX_BYTES, boundedResponse } from '../transport/httpBody';
 import { RedirectRefusedError, fetchFollowing } from '../transport/redirects';
+import { displayUrl } from '../util/displayUrl';
 
 export interface ProtectedResourceInfo {
   /** Where the document was found. */
@@ -128,14 +129,14 @@ export async function discoverProtectedResource(
     const res = await getJson(fetchFn, url);
     if (res.status !== 200) {
       await res.body?.cancel();
-      log(`no protected resource metadata at ${url.href} (HTTP ${res.status})`);
+      log(`no protected resource metadata at ${displayUrl(url)} (HTTP ${res.status})`);
       continue;
     }
     let doc: unknown;
     try {
       doc = await res.json();
     } catch {
-      log(`protected resource metadata at ${url.href} is not JSON; ignored`);
+      log(`protected resource metadata at ${displayUrl(url)} is not JSON; ignored`);
       continue;
     }
     const info = parseProtectedResource(doc, url, mcpUrl, log);
@@ -149,13 +150,13 @@ function parseProtectedResource(doc: unknown, url: URL, mcpUrl: URL, log: (line:
   const d = doc as Record<string, unknown>;
   const servers = Array.isArray(d.authorization_servers) ? d.authorization_servers.filter((s): s is string => typeof s === 'string') : [];
   if (servers.length === 0) {
-    log(`protected resource metadata at ${url.href} lists no authorization_servers; ignored`);
+    log(`protected resource metadata at ${displayUrl(url)} lists no authorization_servers; ignored`);
     return undefined;
   }
   const resource = typeof d.resource === 'string' ? d.resource : canonicalResource(mcpUrl);
   if (!resourceCovers(resource, mcpUrl)) {
     throw new ResourceMismatchError(
-      `The server's resource metadata (${url.href}) is for ${resource}, not for ${canonicalResource(mcpUrl)}; not signing in.`,
+      `The server's resource metadata (${displayUrl(url)}) is for ${resource}, not for ${displayUrl(canonicalResource(mcpUrl))}; not signing in.`,
     );
   }
   const scopes = Array.isArray(d.scopes_supported) ? d.scopes_supported.filter((s): s is string => typeof s === 'string') : undefined;
@@ -178,7 +179,7 @@ export async function discoverAuthorizationServer(
     const res = await getJson(fetchFn, url);
     if (res.status !== 200) {
       await res.body?.cancel();
-      log(`no authorization server metadata at ${url.href} (HTTP ${res.status})`);
+      log(`no authorization server metadata at ${displayUrl(url)} (HTTP ${res.status})`);
       continue;
     }
     if (legacyOrigin) return readLegacyMetadata(res, url);
@@ -191,7 +192,7 @@ export async function discoverAuthorizationServer(
 async function readLegacyMetadata(res: Response, url: URL): Promise<AuthorizationServer> {
   const doc = (await res.json().catch(() => undefined)) as Record<string, unknown> | undefined;
   if (!doc || typeof doc !== 'object' || typeof doc.issuer !== 'string') {
-    throw new Error(`the authorization server metadata at ${url.href} is not valid`);
+    throw new Error(`the authorization server metadata at ${displayUrl(url)} is not valid`);
   }
   return doc as unknown as AuthorizationServer;
 }

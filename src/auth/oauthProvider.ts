@@ -46,6 +46,7 @@ import {
 } from './types';
 import { errorMessage } from '../util/errorMessage';
 import { METADATA_MAX_BYTES, boundedFetch } from '../transport/httpBody';
+import { displayUrl } from '../util/displayUrl';
 
 export interface OAuthProviderOptions {
   /** The configured server name, for prompts, logs and errors. */
@@ -582,10 +583,10 @@ export class OAuthProvider implements HttpAuthProvider {
           if (!as) continue;
           const known = this.context?.issuer === as.issuer;
           this.context = this.checkedContext({ as, issuer: as.issuer, resource: prm.resource, prmScopes: prm.scopesSupported, prmUrl: prm.metadataUrl });
-          if (!known) this.log(`authorization server ${as.issuer} (from ${prm.metadataUrl})`);
+          if (!known) this.log(`authorization server ${as.issuer} (from ${displayUrl(prm.metadataUrl)})`);
           return this.context;
         }
-        throw new Error(`none of the authorization servers named by ${prm.metadataUrl} publishes its metadata`);
+        throw new Error(`none of the authorization servers named by ${displayUrl(prm.metadataUrl)} publishes its metadata`);
       }
       // No resource metadata: a 2025-03-26 era server, whose own origin is the AS.
       this.log('no protected resource metadata; trying the server origin as authorization server (2025-03-26 behaviour)');

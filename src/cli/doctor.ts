@@ -10,6 +10,7 @@ import { VERSION } from '../version';
 import { cliAuthorization } from './auth';
 import { ExitCode, type CliIo } from './io';
 import { serverNameFromCommand } from './names';
+import { displayUrl } from '../util/displayUrl';
 
 export const DOCTOR_USAGE = `Usage: mcp-host doctor [--config FILE] [--server NAME] [--json] [--timeout MS]
        mcp-host doctor [--json] -- CMD [ARGS...]
@@ -110,7 +111,7 @@ function subjectsOf(options: DoctorOptions, io: CliIo): { subjects: DoctorSubjec
 /** The CLI's side of the doctor: its environment, no stored inputs, tokens in the CLI's token file. */
 function cliDoctorEnvironment(subject: DoctorSubject, options: DoctorOptions, io: CliIo, inputsByFile: ReadonlyMap<string, DoctorEnvironment['inputs']>, loginShellPath: () => Promise<string | undefined>): DoctorEnvironment {
   const file = subject.source.file;
-  const how = options.url !== undefined ? `--url ${JSON.stringify(options.url)}` : options.configFile !== undefined || file !== '(command line)' ? `--config ${JSON.stringify(path.relative(io.cwd, file) || file)} --server ${JSON.stringify(subject.name)}` : '';
+  const how = options.url !== undefined ? `--url ${JSON.stringify(displayUrl(options.url))}` : options.configFile !== undefined || file !== '(command line)' ? `--config ${JSON.stringify(path.relative(io.cwd, file) || file)} --server ${JSON.stringify(subject.name)}` : '';
   return {
     processEnv: io.env,
     defaultCwd: io.cwd,

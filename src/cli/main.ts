@@ -20,6 +20,8 @@ import { InputNotOfferedError } from '../protocol/mrtr';
 import { TaskInterrupt, callToolTask, callsAsTask } from './taskRun';
 import { TraceFile } from './trace';
 import { ExitCode, type CliIo } from './io';
+import { checkOutput, describeOutputCheck, findTool } from './outputCheck';
+import { displayConfigUrl } from '../util/displayUrl';
 
 export { ExitCode, type CliIo };
 
@@ -219,7 +221,7 @@ function listConfigServers(file: string, io: CliIo): void {
   const out: string[] = [`Servers in ${absolute} (${parsed.servers.length})`];
   const width = Math.max(0, ...parsed.servers.map((s) => s.name.length));
   for (const server of parsed.servers) {
-    const how = server.type === 'stdio' ? `stdio  ${describeLaunch({ type: 'stdio', command: server.command, args: server.args, env: {} })}` : `${server.type}  ${describeLaunch({ type: server.type, url: server.url, headers: {} })}`;
+    const how = server.type === 'stdio' ? `stdio  ${describeLaunch({ type: 'stdio', command: server.command, args: server.args, env: {} })}` : `${server.type}  ${describeLaunch({ type: server.type, url: server.url, shownUrl: displayConfigUrl(server.url), headers: {} })}`;
     out.push(`  ${server.name.padEnd(width)}  ${how}`);
   }
   for (const problem of parsed.problems) out.push(`  problem: ${formatProblem(problem)}`);
@@ -279,7 +281,7 @@ function resolveTarget(options: Options, io: CliIo): CliTarget {
       const headers = { ...Object.fromEntries(Object.entries(def.headers).map(([k, v]) => [k, sub(v)])), ...options.headers };
       const oauth = def.oauth;
       const staticClient = oauth ? { clientId: oauth.clientId, clientSecret: oauth.clientSecret ? sub(oauth.clientSecret) : undefined, scopes: oauth.scopes } : undefined;
-      return { label: def.name, spec: { type: options.transport ?? def.type, url: sub(def.url), headers }, staticClient, rootDir: io.cwd, secrets, protocolEra: def.protocolEra };
+      return { label: def.name, spec: { type: options.transport ?? def.type, url: sub(def.url), shownUrl: displayConfigUrl(def.url), headers }, staticClient, rootDir: io.cwd, secrets, protocolEra: def.protocolEra };
     }
     const cwd = def.cwd ? path.resolve(folder ?? io.cwd, sub(def.cwd)) : io.cwd;
     const env = Object.fromEntries(Object.entries(def.env).map(([k, v]) => [k, v === null ? null : sub(v)]));
@@ -443,7 +445,10 @@ async function runCommand(client: McpClient, options: Options, label: string, io
       } catch (err) {
         throw await withNameHint(err, client, 'tool', name, label);
       }
-      print(result, () => formatToolResult(result));
+      const outputCheck = result.isError ? undefined : await checkOutput(await findTool(client, name), result);
+      print(outputCheck ? { ...result, outputSchemaCheck: outputCheck } : result, () => formatToolResult(result));
+      const outputVerdict = outputCheck ? describeOutputCheck(outputCheck, name) : '';
+      if (outputVerdict) io.stderr(outputVerdict);
       // Some servers answer an unknown tool with isError rather than a JSON-RPC error.
       if (result.isError) {
         const hint = await unknownName(client, 'tool', name);

@@ -16,4 +16,6 @@ export interface HttpLaunchSpec {
   readonly type: 'http' | 'sse';
   readonly url: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** How the address is shown (util/displayUrl.ts): the config's url as written, never its variables' values. */
+  readonly shownUrl?: string;
 }

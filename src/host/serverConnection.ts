@@ -31,12 +31,13 @@ import { findCause } from '../util/errorCause';
 import { errorMessage } from '../util/errorMessage';
 import type { Logger } from '../util/logger';
 import type { ConfigSource, HttpServerDefinition, InputDefinition, ServerDefinition, StdioServerDefinition } from './config';
-import { createTransport, describeLaunch, type HttpLaunchSpec, type StdioLaunchSpec } from './transportFactory';
+import { createTransport, describeLaunch, shownUrlOf, type HttpLaunchSpec, type StdioLaunchSpec } from './transportFactory';
 import { explainStartFailure } from './startFailure';
 import { RestartPolicy, type RestartPolicyOptions } from './restartPolicy';
 import { Redactor, definitionSecrets, headerSecretValues, isCredentialHeader, looksSecret, redactingLogger, tokenArgumentValues } from './redact';
 import { resolveInputs, secretValues, substitute, VariableError, type InputResolver } from './variables';
 import { TrafficRecorder, type TrafficDirection, type TrafficOrigin } from './traffic';
+import { displayConfigUrl } from '../util/displayUrl';
 
 /** The gateway client a relayed request is sent for, across the awaits of sending it. */
 const relayOrigin = new AsyncLocalStorage<TrafficOrigin | undefined>();
@@ -57,7 +58,7 @@ export type ServerState =
       capabilities: ServerCapabilities;
       instructions?: string;
       pid?: number;
-      /** For remote servers: the address connected to. */
+      /** For remote servers: the address connected to, as shown (the config's url as written, util/displayUrl.ts). */
       url?: string;
     }
   | { kind: 'stopping' }
@@ -488,7 +489,7 @@ export class ServerConnection implements Disposable {
       capabilities: result.capabilities,
       instructions: result.instructions,
       pid: transport.pid,
-      url: spec.type === 'stdio' ? undefined : spec.url,
+      url: spec.type === 'stdio' ? undefined : shownUrlOf(spec),
     });
 
     const level = this.env.serverLogLevel();
@@ -597,7 +598,7 @@ export class ServerConnection implements Disposable {
     }
     const clientSecret = def.oauth?.clientSecret ? sub(def.oauth.clientSecret) : undefined;
     if (clientSecret) this.redactor.add([clientSecret]);
-    return { type: def.type, url, headers, clientSecret };
+    return { type: def.type, url, shownUrl: displayConfigUrl(def.url), headers, clientSecret };
   }
 
   /** The authorization of a remote server; a new one when its address or client changed. */

@@ -4,6 +4,7 @@ import { Redactor, tokenArgumentValues } from './redact';
 import type { HttpLaunchSpec, LaunchSpec, StdioLaunchSpec } from './launchSpec';
 import { StdioTransport } from '../transport/stdio';
 import type { Transport } from '../transport/transport';
+import { displayUrl } from '../util/displayUrl';
 
 export type { LaunchSpec, StdioLaunchSpec, HttpLaunchSpec };
 
@@ -40,7 +41,7 @@ const builders: { [K in LaunchSpec['type']]: Builder<Extract<LaunchSpec, { type:
 };
 
 function httpOptions(spec: HttpLaunchSpec, context: TransportContext) {
-  return { url: spec.url, headers: spec.headers, label: context.label, auth: context.auth, fetch: context.fetch, maxMessageBytes: context.maxMessageBytes };
+  return { url: spec.url, shownUrl: shownUrlOf(spec), headers: spec.headers, label: context.label, auth: context.auth, fetch: context.fetch, maxMessageBytes: context.maxMessageBytes };
 }
 
 /** Builds the transport for a resolved server definition. The host never names a concrete transport. */
@@ -57,20 +58,12 @@ export function describeLaunch(spec: LaunchSpec): string {
     redactor.add(tokenArgumentValues(spec.args));
     return redactor.redact([spec.command, ...spec.args].map(quoteForLog).join(' ')) + (spec.cwd ? ` (cwd ${spec.cwd})` : '');
   }
-  return `${spec.type === 'sse' ? 'HTTP+SSE' : 'HTTP'} ${withoutCredentials(spec.url)}`;
+  return `${spec.type === 'sse' ? 'HTTP+SSE' : 'HTTP'} ${shownUrlOf(spec)}`;
 }
 
-/** A URL without user:password, which must not reach a log. */
-export function withoutCredentials(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (!parsed.username && !parsed.password) return url;
-    parsed.username = '';
-    parsed.password = '';
-    return parsed.href;
-  } catch {
-    return url;
-  }
+/** A remote spec's address as shown: the config's url as written when known, else origin, path and query names. */
+export function shownUrlOf(spec: HttpLaunchSpec): string {
+  return spec.shownUrl ?? displayUrl(spec.url);
 }
 
 function quoteForLog(arg: string): string {

@@ -41,6 +41,8 @@ export interface HttpTransportOptions {
   /** Longest accepted incoming message (default 64 MiB). */
   maxMessageBytes?: number;
   reconnect?: HttpReconnectOptions;
+  /** The address as errors and logs show it (the config's url as written); default displayUrl(url). */
+  shownUrl?: string;
 }
 
 export const DEFAULT_RECONNECT_INITIAL_DELAY_MS = 1000;
@@ -52,10 +54,9 @@ export const MAX_AUTH_RETRIES = 3;
 export const DELETE_TIMEOUT_MS = 2000;
 
 
-/** Origin and path only: the query may hold a key and the user info a password. */
-export function displayUrl(url: URL): string {
-  return url.origin + url.pathname;
-}
+/** Origin, path and query names only (util/displayUrl.ts): the query may hold a key and the user info a password. */
+export { displayUrl } from '../util/displayUrl';
+import { displayUrl } from '../util/displayUrl';
 
 /** Parses and checks the configured URL; throws a TypeError a person can act on. */
 export function parseHttpUrl(raw: string, label: string): URL {
@@ -94,7 +95,7 @@ export function resolveHttpOptions(options: HttpTransportOptions): ResolvedHttpO
   return {
     url,
     href: url.href,
-    shownUrl: displayUrl(url),
+    shownUrl: options.shownUrl ?? displayUrl(url),
     label: options.label,
     headers,
     auth: options.auth,

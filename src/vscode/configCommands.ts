@@ -7,6 +7,7 @@ import { WORKSPACE_CONFIG_PATH, readIfExists } from './configLoader';
 import { usageServices } from './services';
 import { splitCommandLine, suggestNameFromCommand } from '../host/commandLine';
 import { Commands } from './commandIds';
+import { displayConfigUrl } from '../util/displayUrl';
 
 /** A server entry as written to mcp.json. */
 type ServerJson = Record<string, unknown>;
@@ -157,7 +158,7 @@ async function importServers(controller: HostController, context: vscode.Extensi
       candidates.push({
         label: def.name,
         description: other.label,
-        detail: def.type === 'stdio' ? [def.command, ...def.args].join(' ') : def.url,
+        detail: def.type === 'stdio' ? [def.command, ...def.args].join(' ') : displayConfigUrl(def.url),
         name: def.name,
         def,
       });

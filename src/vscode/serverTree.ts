@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { shareNote } from './share';
 import type { ServerRegistry } from '../host/registry';
 import type { ServerConnection, ServerState } from '../host/serverConnection';
-import { withoutCredentials } from '../host/transportFactory';
+import { displayConfigUrl } from '../util/displayUrl';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '../protocol/schemas';
 import { hasAppView, isAppOnly } from '../protocol/apps';
 import { Commands } from './commandIds';
@@ -371,7 +371,7 @@ export function serverTooltip(server: ServerConnection): vscode.MarkdownString {
     const caps = Object.keys(state.capabilities);
     lines.push(`Capabilities: ${caps.length ? caps.join(', ') : 'none'}`);
     if (state.pid) lines.push(`Process: ${state.pid}`);
-    if (state.url) lines.push(`Address: ${withoutCredentials(state.url)}`);
+    if (state.url) lines.push(`Address: ${state.url}`);
     if (state.instructions) lines.push(`Instructions:\n\n${state.instructions.length > 600 ? `${state.instructions.slice(0, 600)}…` : state.instructions}`);
   }
   if (state.kind === 'error') {
@@ -383,7 +383,7 @@ export function serverTooltip(server: ServerConnection): vscode.MarkdownString {
   if (state.kind === 'needs-sign-in') lines.push(`${state.message} Click the server, or use Sign In from its menu.`);
   const def = server.definition;
   if (def?.type === 'stdio') lines.push(`Command: \`${[def.command, ...def.args].join(' ')}\``);
-  else if (def) lines.push(`${def.type === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'}: ${withoutCredentials(def.url)}`);
+  else if (def) lines.push(`${def.type === 'sse' ? 'HTTP+SSE' : 'Streamable HTTP'}: ${displayConfigUrl(def.url)}`);
   const origin = server.source.kind === 'user' ? 'user settings (mcpHost.servers)' : server.source.label ? `${server.source.label}: ${server.source.file}` : server.source.file;
   lines.push(`Origin: ${origin}`);
   if (def?.registry) lines.push(`Registry: \`${def.registry.name}@${def.registry.version}\` (${def.registry.registry})`);

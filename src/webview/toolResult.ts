@@ -220,6 +220,8 @@ function render(m: ResultViewModel): void {
       { class: 'block block-structured', 'data-kind': 'structured' },
       h('div', { class: 'block-head' }, h('span', { class: 'block-label' }, 'Structured content'), badge, h('span', { class: 'spacer' }), button('Copy JSON', 'Copy the structured content', () => post({ type: 'copy', what: 'structured' })), button('Open in Editor', 'Open the structured content in an editor', () => post({ type: 'openInEditor', blockIndex: 'structured' }))),
       s.issues.length ? h('ul', { class: 'issues' }, ...s.issues.map((i) => h('li', {}, `${describePointer(i.path)} ${i.message}`))) : null,
+      // Checked, but some patterns were not (RE2 cannot run them): said beside the verdict.
+      s.check !== 'unchecked' && s.note ? h('p', { class: 'check-note' }, s.note) : null,
       h('pre', { class: 'json' }, s.json),
       truncationNote(s.json.length, s.truncatedFrom, 'structured'),
     );

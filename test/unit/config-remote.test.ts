@@ -1,7 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseConfigText, formatProblem, type ConfigSource, type HttpServerDefinition } from '../../src/host/config';
-import { describeLaunch, withoutCredentials } from '../../src/host/transportFactory';
+import { describeLaunch } from '../../src/host/transportFactory';
+import { displayUrl } from '../../src/util/displayUrl';
 
 const source: ConfigSource = { file: '/w/.vscode/mcp.json', kind: 'workspace', workspaceFolder: '/w' };
 
@@ -79,7 +80,7 @@ describe('remote server entries', () => {
   });
 
   test('a log line about a launch never shows credentials in the URL', () => {
-    assert.equal(withoutCredentials('https://user:pa55word@x.example/mcp'), 'https://x.example/mcp');
+    assert.equal(displayUrl('https://user:pa55word@x.example/mcp'), 'https://x.example/mcp');
     const line = describeLaunch({ type: 'http', url: 'https://user:pa55word@x.example/mcp', headers: { Authorization: 'Bearer sekrit' } });
     assert.doesNotMatch(line, /pa55word|sekrit/);
     assert.match(line, /^HTTP https:\/\/x\.example\/mcp$/);

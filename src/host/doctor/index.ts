@@ -15,6 +15,7 @@ import { checkAuthentication, checkDns, checkTls } from './remoteChecks';
 import { dryHandshake } from './handshake';
 import { resolveVariables, type VariableResolution } from './variables';
 import type { DoctorCheck, DoctorEnvironment, DoctorReport, DoctorSubject } from './types';
+import { displayConfigUrl } from '../../util/displayUrl';
 
 export type { CheckStatus, DoctorCheck, DoctorEnvironment, DoctorReport, DoctorSubject } from './types';
 export { formatReportMarkdown, formatReportText } from './format';
@@ -168,7 +169,8 @@ async function diagnoseHttp(def: HttpServerDefinition, variables: VariableResolu
   }
   const clientSecret = def.oauth?.clientSecret === undefined ? undefined : sub(def.oauth.clientSecret);
   if (clientSecret) redactor.add([clientSecret]);
-  const spec = { type: def.type, url: url.href, headers };
+  const shownUrl = displayConfigUrl(def.url);
+  const spec = { type: def.type, url: url.href, shownUrl, headers };
   redactor.add(launchSecrets(spec));
 
   if (env.untrusted) {
@@ -194,6 +196,7 @@ async function diagnoseHttp(def: HttpServerDefinition, variables: VariableResolu
     }));
   const auth = await checkAuthentication({
     url,
+    shownUrl,
     type: def.type,
     headers,
     file,

@@ -6,6 +6,7 @@ import { parseBearerChallenge } from '../../auth/challenge';
 import type { DoctorCheck } from './types';
 import { bodyDetail, readTextPrefix } from '../../transport/httpBody';
 import { RedirectRefusedError, fetchFollowing, sameOriginHop } from '../../transport/redirects';
+import { displayUrl } from '../../util/displayUrl';
 
 /** Resolves within `ms` with `fallback` when `work` has not settled by then. */
 function within<T>(work: Promise<T>, ms: number, fallback: () => T): Promise<T> {
@@ -101,6 +102,8 @@ function firstValue(value: string | string[] | undefined): string | undefined {
 
 export interface AuthProbeInput {
   readonly url: URL;
+  /** The address as shown (the config's url as written, util/displayUrl.ts); default displayUrl(url). */
+  readonly shownUrl?: string;
   readonly type: 'http' | 'sse';
   /** The configured headers, resolved (sent, never shown). */
   readonly headers: Readonly<Record<string, string>>;
@@ -222,7 +225,7 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
       };
     }
     const held = await input.tokenHeld().catch(() => undefined);
-    const about = `The server wants OAuth sign-in (${status}${bearer.resourceMetadata ? `; resource metadata at ${bearer.resourceMetadata}` : ''}${bearer.scopes?.length ? `; scopes ${bearer.scopes.join(' ')}` : ''}).`;
+    const about = `The server wants OAuth sign-in (${status}${bearer.resourceMetadata ? `; resource metadata at ${displayUrl(bearer.resourceMetadata)}` : ''}${bearer.scopes?.length ? `; scopes ${bearer.scopes.join(' ')}` : ''}).`;
     if (held === true) return { check: { id: 'auth', title, status: 'pass', detail: `${about} A token is held for it.` }, reachable: true, needsSignIn: false };
     return {
       check: { id: 'auth', title, status: 'fail', detail: `${about} ${held === false ? 'No token is held for it.' : 'Tokens are not kept here.'}`, fix: input.signInHint },
@@ -236,7 +239,7 @@ export async function checkAuthentication(input: AuthProbeInput): Promise<{ chec
         id: 'auth',
         title,
         status: 'fail',
-        detail: `Nothing answers at ${input.url.pathname} (404 Not Found).`,
+        detail: `Nothing answers at ${input.shownUrl ?? displayUrl(input.url)} (404 Not Found).`,
         fix: `Check the path of "url" in ${input.file}: MCP endpoints are usually /mcp (Streamable HTTP) or /sse (HTTP+SSE).`,
       },
       reachable: true,

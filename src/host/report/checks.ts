@@ -163,6 +163,15 @@ export function checkToolSchemas(tool: Tool, validator: SchemaValidator, protoco
           fix: `Use JSON Schema ${DEFAULT_DIALECT}: set "$schema": "${DIALECT_URIS[DEFAULT_DIALECT]}" or leave "$schema" out (MCP's default is ${DEFAULT_DIALECT}).`,
         }),
       );
+    } else if (verdict.kind === 'valid' && verdict.unchecked) {
+      findings.push(
+        toolFinding(tool, {
+          severity: 'warning',
+          rule: 'schema-pattern-unchecked',
+          message: `${field}: ${verdict.unchecked.join('; ')}. Clients that run patterns in linear time (RE2, as MCP Host does) cannot check it.`,
+          fix: 'Write the pattern without backreferences and lookaround (RE2 syntax), or check the value in the tool itself.',
+        }),
+      );
     } else if (verdict.kind === 'invalid') {
       findings.push(
         toolFinding(tool, {

@@ -20,6 +20,7 @@ export type RuleId =
   | 'output-schema-not-object'
   | 'schema-invalid'
   | 'schema-dialect-unknown'
+  | 'schema-pattern-unchecked'
   | 'tool-description-missing'
   | 'tool-description-long'
   | 'tool-annotations-missing'

@@ -1,8 +1,9 @@
 // Is a tool's schema valid JSON Schema for its dialect? Checked with Ajv against the dialect's
 // meta-schema, then compiled (which finds what a meta-schema cannot, such as a $ref to nowhere).
 // Ajv is loaded on first use from its own bundle (dist/ajv.js, see LAZY_PARTS in esbuild.mjs), so
-// the extension's bundle does not carry it.
+// the extension's bundle does not carry it. Patterns compile on RE2 (util/linearRegExp.ts).
 import type { ErrorObject } from 'ajv';
+import { loadAjvBundle } from '../ajvBundle';
 
 /** The dialects checked here. MCP: a schema without `$schema` is 2020-12. */
 export type Dialect = '2020-12' | '2019-09' | 'draft-07';
@@ -16,7 +17,8 @@ export const DIALECT_URIS: Readonly<Record<Dialect, string>> = {
 };
 
 export type SchemaVerdict =
-  | { kind: 'valid'; dialect: Dialect }
+  /** `unchecked`: patterns RE2 cannot run (a client with a linear-time engine skips them), one line each. */
+  | { kind: 'valid'; dialect: Dialect; unchecked?: string[] }
   | { kind: 'invalid'; dialect: Dialect; problems: string[] }
   /** `$schema` names a dialect not checked here: clients may refuse the tool. */
   | { kind: 'unknown-dialect'; declared: string };
@@ -62,7 +64,7 @@ export function describeAjvErrors(errors: readonly ErrorObject[]): string[] {
 }
 
 /** A validator over Ajv instances made once per dialect (made by `create`). */
-export function validatorFrom(create: (dialect: Dialect) => AjvInstance): SchemaValidator {
+export function validatorFrom(create: (dialect: Dialect) => AjvInstance, uncheckedPatterns: (schema: object) => string[] = () => []): SchemaValidator {
   const instances = new Map<Dialect, AjvInstance>();
   const ajvFor = (dialect: Dialect) => {
     let ajv = instances.get(dialect);
@@ -93,7 +95,8 @@ export function validatorFrom(create: (dialect: Dialect) => AjvInstance): Schema
           // nothing was added
         }
       }
-      return { kind: 'valid', dialect };
+      const unchecked = uncheckedPatterns(body);
+      return unchecked.length > 0 ? { kind: 'valid', dialect, unchecked } : { kind: 'valid', dialect };
     },
   };
 }
@@ -103,15 +106,17 @@ let loaded: SchemaValidator | undefined;
 /** The validator, with Ajv loaded on first use. */
 export function loadSchemaValidator(): SchemaValidator {
   if (loaded) return loaded;
-  // esbuild keeps this require out of the bundle and points it at dist/ajv.js (esbuild.mjs).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { Ajv2020, Ajv2019, Ajv07, addFormats } = require('../../ajv') as typeof import('../../ajv');
-  loaded = validatorFrom((dialect) => {
-    // strict: false: vendor keywords are allowed by every dialect; logger: false: nothing on stdout.
-    const options = { allErrors: true, strict: false, validateFormats: true, logger: false } as const;
-    const ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv07(options);
-    addFormats(ajv);
-    return ajv as unknown as AjvInstance;
-  });
+  const { Ajv2020, Ajv2019, Ajv07, addFormats, linearRegExpEngine, uncheckedSchemaPatterns, describeUnchecked } = loadAjvBundle();
+  loaded = validatorFrom(
+    (dialect) => {
+      // strict: false: vendor keywords are allowed by every dialect; logger: false: nothing on stdout;
+      // code.regExp: patterns on RE2, never on JavaScript's backtracking engine.
+      const options = { allErrors: true, strict: false, validateFormats: true, logger: false, code: { regExp: linearRegExpEngine } } as const;
+      const ajv = dialect === '2020-12' ? new Ajv2020(options) : dialect === '2019-09' ? new Ajv2019(options) : new Ajv07(options);
+      addFormats(ajv);
+      return ajv as unknown as AjvInstance;
+    },
+    (schema) => uncheckedSchemaPatterns(schema).map(describeUnchecked),
+  );
   return loaded;
 }

@@ -207,6 +207,10 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
           ? vscode.l10n.t('The values cannot be checked before sending: {0}.', compiled.message)
           : vscode.l10n.t('This form cannot be checked: {0}.', compiled.message);
       warning = warning ? `${warning}\n${text}` : text;
+    } else if (compiled.notes.length > 0) {
+      // Patterns RE2 cannot run are not checked here: said, with the field, rather than left silent.
+      const text = vscode.l10n.t('Not checked here: {0}.', compiled.notes.join('; '));
+      warning = warning ? `${warning}\n${text}` : text;
     }
     return {
       title: options.title,

@@ -1,4 +1,5 @@
 import { McpError, ErrorCode } from '../../../protocol/errors';
+import { loadAjvBundle } from '../../../host/ajvBundle';
 
 /**
  * The fields of an elicitation form. MCP keeps `requestedSchema` flat: an object whose
@@ -131,6 +132,19 @@ const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 const DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
 const DATE_TIME = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt ]([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)$/;
 
+/**
+ * Does `text` match the server's pattern? Run on RE2 (linear time, whatever the pattern). A pattern
+ * RE2 cannot run (backreferences, lookaround) or that is no regular expression is not held
+ * against the person: the value passes, unchecked, and the server checks it again.
+ */
+export function matchesPattern(pattern: string, text: string): boolean {
+  try {
+    return loadAjvBundle().linearRegExp(pattern, 'u').test(text);
+  } catch {
+    return true;
+  }
+}
+
 /** Checks typed text for a string or number field: the value, or why it is not acceptable. Empty = absent. */
 export function parseTyped(field: StringField | NumberField, text: string): { value?: string | number; error?: string } {
   if (text === '') return field.required ? { error: `${field.label} is required.` } : {};
@@ -146,15 +160,7 @@ export function parseTyped(field: StringField | NumberField, text: string): { va
   const length = [...text].length;
   if (field.minLength !== undefined && length < field.minLength) return { error: `At least ${field.minLength} characters.` };
   if (field.maxLength !== undefined && length > field.maxLength) return { error: `At most ${field.maxLength} characters.` };
-  if (field.pattern !== undefined) {
-    let re: RegExp | undefined;
-    try {
-      re = new RegExp(field.pattern, 'u');
-    } catch {
-      re = undefined; // a pattern JavaScript cannot read is not held against the person
-    }
-    if (re && !re.test(text)) return { error: `Must match the pattern ${field.pattern}.` };
-  }
+  if (field.pattern !== undefined && !matchesPattern(field.pattern, text)) return { error: `Must match the pattern ${field.pattern}.` };
   switch (field.format) {
     case 'email':
       if (!EMAIL.test(text)) return { error: 'Enter an email address, like name@example.com.' };

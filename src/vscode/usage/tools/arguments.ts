@@ -74,6 +74,7 @@ export async function checkArguments(server: ServerConnection, tool: Tool, args:
     server.logger.warn(`Tool ${tool.name}: arguments not checked: ${compiled.message}`);
     return;
   }
+  for (const note of compiled.notes) server.logger.info(`Tool ${tool.name}: inputSchema: ${note}`);
   const issues = compiled.validate(args);
   if (issues.length === 0) return;
   const error = new ToolArgumentsError(issues, tool.name);

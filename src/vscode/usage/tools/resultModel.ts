@@ -96,7 +96,8 @@ export async function structuredView(tool: Tool | undefined, result: CallToolRes
   const compiled = await compileSchema(tool.outputSchema);
   if (compiled.kind !== 'ok') return { json: text, truncatedFrom, check: 'unchecked', issues: [], note: compiled.message };
   const issues = compiled.validate(result.structuredContent).map(({ path, message }) => ({ path, message }));
-  return { json: text, truncatedFrom, check: issues.length ? 'invalid' : 'valid', issues };
+  const note = compiled.notes.length > 0 ? `Not every pattern was checked: ${compiled.notes.join('; ')}.` : undefined;
+  return { json: text, truncatedFrom, check: issues.length ? 'invalid' : 'valid', issues, ...(note ? { note } : {}) };
 }
 
 export interface RunRecord {
