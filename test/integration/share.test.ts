@@ -12,6 +12,7 @@ import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { McpHostApi } from '../../src/extension';
 import { buildTimeline } from '../../src/host/traffic';
+import type { TreeNode } from '../../src/vscode/serverTree';
 import { canShareWithChat } from '../../src/vscode/share';
 import { activateExtension, EXTENSION_ID, waitFor, waitForState } from './helpers';
 
@@ -42,6 +43,11 @@ async function startOurDefinitionFor(toolName: string, before: ReadonlySet<strin
 describe('Share with Chat in a real VS Code', function () {
   this.timeout(90_000);
   let api: McpHostApi;
+  /** The name VS Code gave our shared echo tool (set by the test that starts our definition). */
+  let ourEcho: string | undefined;
+  const settings = () => vscode.workspace.getConfiguration('mcpHost');
+  const listed = (tool: string) => vscode.lm.tools.some((t) => t.name === tool);
+  const goodNode = (): TreeNode => api.tree.getChildren().find((n) => n.kind === 'server' && n.server.name === 'good')!;
 
   before(async function () {
     if (!hasApi) this.skip();
@@ -55,7 +61,9 @@ describe('Share with Chat in a real VS Code', function () {
   });
 
   after(async () => {
-    if (hasApi) await vscode.workspace.getConfiguration('mcpHost').update('share', undefined, vscode.ConfigurationTarget.Workspace);
+    if (!hasApi) return;
+    await settings().update('share', undefined, vscode.ConfigurationTarget.Workspace);
+    await settings().update('tools.disabled', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
   it('VS Code is offered the shared server at the gateway, without the token in the URL', async () => {
@@ -92,5 +100,33 @@ describe('Share with Chat in a real VS Code', function () {
     const good = api.controller.registry.findByName('good')!;
     const row = await waitFor(() => buildTimeline(good.traffic.entries()).find((r) => r.method === 'tools/call' && JSON.stringify(r.first).includes(marker)), 'the call in our traffic');
     assert.deepEqual(row.origin, { via: 'gateway', name: vscode.env.appName });
+    ourEcho = echo;
+  });
+
+  it("the tree's Allow for Chat (On/Off) edits mcpHost.tools.disabled, and VS Code drops and regains the tool", async () => {
+    assert.ok(ourEcho, 'the previous test started our definition in VS Code');
+    const tools = api.tree.getChildren(goodNode()).find((n) => n.kind === 'category' && n.category === 'tools')!;
+    const echoNode = api.tree.getChildren(tools).find((n) => n.kind === 'tool' && n.tool.name === 'echo')!;
+    await vscode.commands.executeCommand('mcpHost.toggleToolForChat', echoNode);
+    assert.deepEqual(settings().inspect('tools.disabled')?.workspaceValue, ['good/echo']);
+    // The gateway tells VS Code to list the tools again; the disabled one is no longer offered.
+    await waitFor(() => !listed(ourEcho!), 'VS Code to drop the tool disabled for chat');
+    await vscode.commands.executeCommand('mcpHost.toggleToolForChat', echoNode);
+    assert.deepEqual(settings().inspect('tools.disabled')?.workspaceValue, []);
+    await waitFor(() => listed(ourEcho!), 'VS Code to list the tool again');
+  });
+
+  it("the tree's Share with Chat (On/Off) edits mcpHost.share, and VS Code loses and regains the definition", async () => {
+    assert.ok(ourEcho, 'the previous tests started our definition in VS Code');
+    const provided = () => api.sharing.lastProvided.some((d) => d.label === 'good (MCP Host)');
+    await vscode.commands.executeCommand('mcpHost.toggleShareWithChat', goodNode());
+    assert.equal(settings().inspect('share')?.workspaceValue, 'none');
+    await waitFor(() => !provided(), 'VS Code to be given no shared good');
+    await waitFor(() => !listed(ourEcho!), "VS Code to drop the unshared server's tools");
+    assert.doesNotMatch(String(api.tree.getTreeItem(goodNode()).description), /shared with chat/);
+    await vscode.commands.executeCommand('mcpHost.toggleShareWithChat', goodNode());
+    assert.deepEqual(settings().inspect('share')?.workspaceValue, ['good']);
+    await waitFor(() => provided(), 'VS Code to be given the shared good again');
+    assert.match(String(api.tree.getTreeItem(goodNode()).description), /shared with chat/);
   });
 });
