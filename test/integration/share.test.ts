@@ -62,6 +62,8 @@ describe('Share with Chat in a real VS Code', function () {
 
   after(async () => {
     if (!hasApi) return;
+    // Stop VS Code's client of our definition, so later suites see no traffic of it.
+    if ((await vscode.commands.getCommands(true)).includes(START_MCP_SERVER)) await vscode.commands.executeCommand('workbench.mcp.stopServer', OUR_DEFINITION_ID);
     await settings().update('share', undefined, vscode.ConfigurationTarget.Workspace);
     await settings().update('tools.disabled', undefined, vscode.ConfigurationTarget.Workspace);
   });
