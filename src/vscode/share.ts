@@ -119,6 +119,8 @@ export class SharedServers implements vscode.Disposable {
       this.controller.registry.onDidChangeServers(() => this.update()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (e.affectsConfiguration('mcpHost.share')) this.update();
+        // An Allow for Chat toggle: VS Code lists the tools again and drops (or gets back) the tool.
+        if (e.affectsConfiguration('mcpHost.tools.disabled')) for (const server of this.sharedServers()) this.gateway.toolsChanged(server.name);
       }),
     );
     this.update();

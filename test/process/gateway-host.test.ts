@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
@@ -20,7 +21,8 @@ describe('the gateway in front of a ServerConnection', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-host-'));
   const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'workspace', workspaceFolder: dir };
   const def: ServerDefinition = { type: 'stdio', name: 'good', command: process.execPath, args: [fixture('good-server.mjs')], env: {}, source };
-  const gateway = new Gateway({ isToolDisabled: (server, tool) => server === 'good' && tool === 'add' });
+  const disabled = new Set(['add']);
+  const gateway = new Gateway({ isToolDisabled: (server, tool) => server === 'good' && disabled.has(tool) });
   const server = new ServerConnection(def, serverId(def), def.name, source, testEnvironment([], { trafficCapacity: () => 1000 }));
   let client: Client;
 
@@ -79,5 +81,18 @@ describe('the gateway in front of a ServerConnection', () => {
     await assert.rejects(client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }), /"add" of server "good" is disabled/);
     // The person's own list still has it: only the gateway's clients are kept from it.
     assert.ok(server.lists.tools.some((t) => t.name === 'add'));
+  });
+
+  test('a tool disabled while a client is connected: the client is told to list again, and the tool is gone', async () => {
+    const listChanged = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    disabled.add('echo');
+    try {
+      gateway.toolsChanged('good');
+      await listChanged;
+      assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'echo'));
+    } finally {
+      disabled.delete('echo');
+    }
+    assert.ok((await client.listTools()).tools.some((t) => t.name === 'echo'));
   });
 });

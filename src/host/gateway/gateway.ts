@@ -105,6 +105,14 @@ export class Gateway implements Disposable {
   }
 
   /**
+   * The person allowed or disallowed some of a shared server's tools (mcpHost.tools.disabled): its
+   * clients are told to list the tools again, so a disabled tool leaves their lists at once.
+   */
+  toolsChanged(serverName: string): void {
+    this.broadcast(serverName, 'notifications/tools/list_changed');
+  }
+
+  /**
    * The handlers a shared server's connection uses for the server's own requests: each goes to the
    * gateway client whose request is in flight (the one that caused it), else nowhere.
    */
