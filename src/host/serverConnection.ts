@@ -1,189 +1,65 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
-import { parse as parseDotenv } from 'dotenv';
-import { McpClient, type ClientRequestHandlers } from '../protocol/client';
+// One configured server, the class the editor floor, the CLI and the gateway talk to. Its jobs
+// live beside it in connection/: the state union (state.ts), launch preparation per transport kind
+// (launch.ts), the list cache (lists.ts), the remote sign-in (remoteSession.ts), the traffic hook
+// (protocolTrace.ts) and the era learned from the probe (eraMemory.ts). What is left here is the
+// lifecycle: one disposable scope per launch, crash restarts, stop.
+import { McpClient } from '../protocol/client';
 import { McpError, ConnectionClosedError, describeClose } from '../protocol/errors';
-import type { RequestOptions } from '../protocol/connection';
-import * as z from '../protocol/zod';
 import { ClosedOnEraProbeError, type ProtocolEra, type ProtocolEraSetting } from '../protocol/era';
-import type { TaskCallOptions, TaskInfo } from '../protocol/tasks';
-import type {
-  CallToolResult,
-  CompleteResult,
-  CompletionReference,
-  GetPromptResult,
-  Implementation,
-  LoggingLevel,
-  Prompt,
-  ReadResourceResult,
-  Resource,
-  ResourceTemplate,
-  ServerCapabilities,
-  Tool,
-} from '../protocol/schemas';
 import { HttpTransportError } from '../transport/httpError';
 import type { Transport, TransportCloseInfo } from '../transport/transport';
-import { AuthorizationRequiredError, type ServerAuthorization, type StaticClientConfig } from '../auth/types';
+import { AuthorizationRequiredError } from '../auth/types';
 import { DisposableStore, type Disposable } from '../util/disposable';
 import { Emitter, type Event } from '../util/event';
 import { findCause } from '../util/errorCause';
 import { errorMessage } from '../util/errorMessage';
 import type { Logger } from '../util/logger';
-import type { ConfigSource, HttpServerDefinition, InputDefinition, ServerDefinition, StdioServerDefinition } from './config';
-import { createTransport, describeLaunch, shownUrlOf, type HttpLaunchSpec, type StdioLaunchSpec } from './transportFactory';
+import type { ConfigSource, ServerDefinition } from './config';
+import { describeLaunch, shownUrlOf } from './transportFactory';
 import { explainStartFailure } from './startFailure';
-import { RestartPolicy, type RestartPolicyOptions } from './restartPolicy';
-import { Redactor, definitionSecrets, headerSecretValues, isCredentialHeader, looksSecret, redactingLogger, tokenArgumentValues } from './redact';
-import { resolveInputs, secretValues, substitute, VariableError, type InputResolver } from './variables';
-import { TrafficRecorder, type TrafficDirection, type TrafficOrigin } from './traffic';
-import { displayConfigUrl } from '../util/displayUrl';
+import { RestartPolicy } from './restartPolicy';
+import { Redactor, definitionSecrets, redactingLogger } from './redact';
+import { VariableError } from './variables';
+import { TrafficRecorder } from './traffic';
+import type { ConnectionEnvironment } from './connection/environment';
+import { openAttempt, type AttemptContext } from './connection/attempt';
+import { EraMemory } from './connection/eraMemory';
+import { prepareLaunch, type PreparedSpec } from './connection/launch';
+import { ListCache, type ListKind, type ServerLists } from './connection/lists';
+import { ProtocolTrace } from './connection/protocolTrace';
+import { RemoteSession, needsSignInMessage } from './connection/remoteSession';
+import { RunningServerRequests } from './connection/requests';
+import { ConnectionState, type ServerState } from './connection/state';
 
-/** The gateway client a relayed request is sent for, across the awaits of sending it. */
-const relayOrigin = new AsyncLocalStorage<TrafficOrigin | undefined>();
-
-/** A server's whole life, one value. The tree renders it; nobody asks the process. */
-export type ServerState =
-  | { kind: 'stopped'; reason?: string }
-  | { kind: 'starting' }
-  /** A remote server that wants a sign-in the person has not given yet. */
-  | { kind: 'needs-sign-in'; message: string; scopes: readonly string[] }
-  | {
-      kind: 'running';
-      client: McpClient;
-      serverInfo: Implementation;
-      protocolVersion: string;
-      /** 'modern' (2026-07-28: server/discover, per-request _meta) or 'legacy' (initialize). */
-      era: ProtocolEra;
-      capabilities: ServerCapabilities;
-      instructions?: string;
-      pid?: number;
-      /** For remote servers: the address connected to, as shown (the config's url as written, util/displayUrl.ts). */
-      url?: string;
-    }
-  | { kind: 'stopping' }
-  | { kind: 'error'; message: string; detail?: string; retryAt?: number; crashLoop?: boolean };
-
-export interface ServerLists {
-  tools: Tool[];
-  resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
-  prompts: Prompt[];
-  /** A list that failed to load, with why (shown instead of silently empty). */
-  errors: Partial<Record<'tools' | 'resources' | 'resourceTemplates' | 'prompts', string>>;
-}
-
-const emptyLists = (): ServerLists => ({ tools: [], resources: [], resourceTemplates: [], prompts: [], errors: {} });
-
-/** What the host gives every connection. The editor floor implements it with VS Code APIs. */
-export interface ConnectionEnvironment {
-  clientInfo: Implementation;
-  /** Extensions advertised in our capabilities (the editor: MCP Apps; the CLI: none). */
-  clientExtensions?: Record<string, Record<string, unknown>>;
-  /** The server's own log (a LogOutputChannel in the editor). */
-  logger: Logger;
-  /** True when the log is at trace level: every protocol message is then logged. */
-  traceEnabled(): boolean;
-  requestTimeoutMs(): number;
-  /** Level requested with logging/setLevel after the handshake, if any. */
-  serverLogLevel(): LoggingLevel | undefined;
-  inputs(): readonly InputDefinition[];
-  inputResolver?: InputResolver;
-  handlers: ClientRequestHandlers;
-  processEnv: NodeJS.ProcessEnv;
-  restartPolicy?: RestartPolicyOptions;
-  shutdown?: { closeStdinGraceMs?: number; sigtermGraceMs?: number };
-  /** How many protocol messages of each server the traffic view keeps (0 or absent: none are recorded). */
-  trafficCapacity?(): number;
-  /** Longest accepted message; read at each start. */
-  maxMessageBytes?: number;
-  /** How a person raises it (e.g. "raise the setting …"), shown when a message is refused. */
-  maxMessageBytesHint?: string;
-  /**
-   * Authorization for one remote server (OAuth with its tokens in SecretStorage or a file).
-   * Without it, a server that asks for authorization fails with an error saying so.
-   */
-  authorization?(server: { name: string; url: string; staticClient?: StaticClientConfig; /** The server's redacting log. */ log?: Logger }): ServerAuthorization;
-  /** A start-time check that can veto a launch (e.g. an untrusted workspace). */
-  canStart?(): string | undefined;
-  schedule?: (fn: () => void, ms: number) => Disposable;
-}
-
-/** A cached list of a connection (resources: with its templates). */
-export type ListKind = 'tools' | 'resources' | 'prompts';
-
-/** The methods behind each cached list, whose caching hints say whether it is still fresh. */
-const LIST_METHODS: Record<ListKind, readonly string[]> = {
-  tools: ['tools/list'],
-  resources: ['resources/list', 'resources/templates/list'],
-  prompts: ['prompts/list'],
-};
-
-/** A list's fetch in flight for one launch, and whether a change signal came since it began. */
-interface ListFetch {
-  readonly launch: DisposableStore;
-  again: boolean;
-  done?: Promise<void>;
-}
-
-/** How many stderr lines of a start are kept for its failure message. */
-const START_STDERR_LINES = 20;
-
-/** A launch spec, and for remote servers the resolved OAuth client secret (which is not the transport's). */
-type PreparedHttpSpec = HttpLaunchSpec & { clientSecret?: string };
-type PreparedSpec = StdioLaunchSpec | PreparedHttpSpec;
-
-/** A request for a server that is not running: nothing was sent. */
-export class ServerNotRunningError extends Error {
-  constructor(
-    readonly server: string,
-    readonly state: ServerState['kind'],
-  ) {
-    super(`Server "${server}" is not running.`);
-    this.name = 'ServerNotRunningError';
-  }
-}
-
-/** A stable identity of a server: its source file and name. */
-export function serverId(def: { name: string; source: ConfigSource }): string {
-  return `${def.source.file}#${def.name}`;
-}
+export type { ConnectionEnvironment } from './connection/environment';
+export type { ListKind, ServerLists } from './connection/lists';
+export { ServerNotRunningError, serverId, type ServerState } from './connection/state';
 
 /**
  * One configured server: start/stop/restart, the state union, the cached lists,
  * crash restarts with backoff and a breaker. Each launch has its own disposable
  * scope; results that arrive after their launch was disposed are dropped.
  */
-export class ServerConnection implements Disposable {
-  private stateValue: ServerState = { kind: 'stopped' };
-  private listsValue: ServerLists = emptyLists();
+export class ServerConnection extends RunningServerRequests implements Disposable {
   private launch: DisposableStore | undefined;
   private launchPromise: Promise<void> | undefined;
   private stopPromise: Promise<void> | undefined;
   private transport: Transport | undefined;
   /** The transport being closed by stop(), so a second stop() can force it. */
   private closingTransport: Transport | undefined;
-  /** The authorization of a remote server, kept across launches (its refresh and sign-in state). */
-  private authorizationValue: { key: string; auth: ServerAuthorization } | undefined;
-  /** Set by signIn(): the next launch may ask the person to sign in. */
-  private signInRequested = false;
   private retryTimer: Disposable | undefined;
   private readonly restartPolicy: RestartPolicy;
   private readonly redactor = new Redactor();
   private readonly log: Logger;
   private disposed = false;
-  /**
-   * The era learned for one definition: a server that closed on the server/discover probe and then
-   * ran as legacy is started as legacy again, until its configuration changes (versioning.mdx).
-   */
-  private learnedEra: { definitionKey: string; era: ProtocolEra } | undefined;
-  /** The fetch in flight of each list (see refreshList). */
-  private readonly listFetches = new Map<ListKind, ListFetch>();
+  private readonly stateMachine: ConnectionState;
+  private readonly listCache: ListCache;
+  private readonly remote: RemoteSession;
+  private readonly protocolTrace: ProtocolTrace;
+  private readonly eraMemory = new EraMemory();
 
-  private readonly stateEmitter = new Emitter<ServerState>();
-  private readonly listsEmitter = new Emitter<ServerLists>();
-  readonly onDidChangeState: Event<ServerState> = this.stateEmitter.event;
-  readonly onDidChangeLists: Event<ServerLists> = this.listsEmitter.event;
+  readonly onDidChangeState: Event<ServerState>;
+  readonly onDidChangeLists: Event<ServerLists>;
   private readonly resourceUpdatedEmitter = new Emitter<string>();
   /** `notifications/resources/updated` from the running server: the URI that changed. */
   readonly onResourceUpdated: Event<string> = this.resourceUpdatedEmitter.event;
@@ -201,9 +77,16 @@ export class ServerConnection implements Disposable {
     /** A configuration problem that keeps this server from starting. */
     private configProblem?: string,
   ) {
+    super();
     this.restartPolicy = new RestartPolicy(env.restartPolicy);
     this.traffic = new TrafficRecorder(env.trafficCapacity?.() ?? 0);
     this.log = redactingLogger(env.logger, this.redactor);
+    this.stateMachine = new ConnectionState(this.redactor, this.traffic);
+    this.listCache = new ListCache(this.log);
+    this.remote = new RemoteSession(name, env, this.log);
+    this.protocolTrace = new ProtocolTrace(this.traffic, this.log, this.redactor, () => env.traceEnabled());
+    this.onDidChangeState = this.stateMachine.onDidChange;
+    this.onDidChangeLists = this.listCache.onDidChange;
     if (definitionValue) this.redactor.add(definitionSecrets(definitionValue, env.processEnv));
   }
 
@@ -217,11 +100,11 @@ export class ServerConnection implements Disposable {
   }
 
   get state(): ServerState {
-    return this.stateValue;
+    return this.stateMachine.current;
   }
 
   get lists(): ServerLists {
-    return this.listsValue;
+    return this.listCache.current;
   }
 
   get definition(): ServerDefinition | undefined {
@@ -237,14 +120,7 @@ export class ServerConnection implements Disposable {
    * as legacy (the doctor suggests setting protocolEra); undefined otherwise.
    */
   get learnedProtocolEra(): ProtocolEra | undefined {
-    const definition = this.definitionValue;
-    if (!definition || this.learnedEra?.definitionKey !== JSON.stringify(definition)) return undefined;
-    return this.learnedEra.era;
-  }
-
-  /** The client while running, else undefined. */
-  get client(): McpClient | undefined {
-    return this.stateValue.kind === 'running' ? this.stateValue.client : undefined;
+    return this.eraMemory.forDefinition(this.definitionValue);
   }
 
   get logger(): Logger {
@@ -259,86 +135,21 @@ export class ServerConnection implements Disposable {
    * restart (undefined when not running), so per-session work (subscriptions) can be redone.
    */
   get sessionNumber(): number | undefined {
-    return this.stateValue.kind === 'running' ? this.runningLaunches : undefined;
-  }
-
-  /** Whether the running server declared a capability (false when it is not running). */
-  hasCapability(capability: keyof ServerCapabilities): boolean {
-    return this.client?.hasCapability(capability) ?? false;
-  }
-
-  callTool(name: string, args: Record<string, unknown>, options?: RequestOptions): Promise<CallToolResult> {
-    return this.runningClient().callTool(name, args, options);
-  }
-
-  readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
-    return this.runningClient().readResource(uri, options);
-  }
-
-  /** A tool call that runs as a task, followed to its result (protocol/tasks.ts). */
-  callToolAsTask(name: string, args: Record<string, unknown>, options?: TaskCallOptions): Promise<CallToolResult> {
-    return this.runningClient().callToolAsTask(name, args, options);
-  }
-
-  getTask(taskId: string, options?: RequestOptions): Promise<TaskInfo> {
-    return this.runningClient().tasks.getTask(taskId, options);
-  }
-
-  subscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    return this.runningClient().subscribeResource(uri, options);
-  }
-
-  unsubscribeResource(uri: string, options?: RequestOptions): Promise<void> {
-    return this.runningClient().unsubscribeResource(uri, options);
-  }
-
-  getPrompt(name: string, args: Record<string, string>, options?: RequestOptions): Promise<GetPromptResult> {
-    return this.runningClient().getPrompt(name, args, options);
-  }
-
-  complete(
-    ref: CompletionReference,
-    argument: { name: string; value: string },
-    context?: { arguments?: Record<string, string> },
-    options?: RequestOptions,
-  ): Promise<CompleteResult> {
-    return this.runningClient().complete(ref, argument, context, options);
-  }
-
-  /**
-   * Sends any request of another client (the gateway) the way our own go, era rules included, and
-   * returns its result unchecked: the other client validates it.
-   */
-  relayRequest(method: string, params: Record<string, unknown> | undefined, options?: RequestOptions, origin?: TrafficOrigin): Promise<Record<string, unknown>> {
-    const client = this.runningClient();
-    // The traffic ring marks what is sent on this call's behalf with who asked.
-    return relayOrigin.run(origin, () => client.sendRequest(method, params, z.record(z.string(), z.unknown()), options));
-  }
-
-  /** Tells the running server the workspace roots changed; nothing to tell when it is not running. */
-  async notifyRootsChanged(): Promise<void> {
-    await this.client?.notifyRootsChanged();
-  }
-
-  /** The client of the running server, or a rejection a person can read (nothing was sent). */
-  private runningClient(): McpClient {
-    const client = this.client;
-    if (!client) throw new ServerNotRunningError(this.name, this.stateValue.kind);
-    return client;
+    return this.state.kind === 'running' ? this.runningLaunches : undefined;
   }
 
   /** Starts the server; resolves when it runs or has failed. Idempotent. */
   start(): Promise<void> {
     if (this.disposed) return Promise.resolve();
     if (this.launchPromise) return this.launchPromise;
-    if (this.stateValue.kind === 'running') return Promise.resolve();
+    if (this.state.kind === 'running') return Promise.resolve();
     this.cancelRetry();
     this.launchPromise = this.launchOnce()
       .catch((err: unknown) => {
         // A bug on our side must not leave the server looking "starting" forever.
         const launch = this.launch;
         if (launch) this.disposeLaunch(launch);
-        this.setState({ kind: 'error', message: `Server "${this.name}" could not be started because of an internal error: ${errorMessage(err)}` });
+        this.stateMachine.set({ kind: 'error', message: `Server "${this.name}" could not be started because of an internal error: ${errorMessage(err)}` });
       })
       .finally(() => {
         this.launchPromise = undefined;
@@ -355,9 +166,9 @@ export class ServerConnection implements Disposable {
       return this.stopPromise;
     }
     if (!this.launch) {
-      if (this.stateValue.kind === 'needs-sign-in') this.setState({ kind: 'stopped', reason });
-      if (this.stateValue.kind === 'error' || this.stateValue.kind === 'stopped') {
-        if (this.stateValue.kind === 'error' && this.stateValue.retryAt !== undefined) this.setState({ kind: 'stopped', reason });
+      if (this.state.kind === 'needs-sign-in') this.stateMachine.set({ kind: 'stopped', reason });
+      if (this.state.kind === 'error' || this.state.kind === 'stopped') {
+        if (this.state.kind === 'error' && this.state.retryAt !== undefined) this.stateMachine.set({ kind: 'stopped', reason });
       }
       return Promise.resolve();
     }
@@ -386,8 +197,8 @@ export class ServerConnection implements Disposable {
     this.disposed = true;
     this.cancelRetry();
     void this.stop('the extension is shutting down');
-    this.stateEmitter.dispose();
-    this.listsEmitter.dispose();
+    this.stateMachine.dispose();
+    this.listCache.dispose();
     this.resourceUpdatedEmitter.dispose();
     this.traffic.dispose();
   }
@@ -402,22 +213,22 @@ export class ServerConnection implements Disposable {
   private async launchOnce(): Promise<void> {
     const veto = this.env.canStart?.();
     if (veto) {
-      this.setState({ kind: 'stopped', reason: veto });
+      this.stateMachine.set({ kind: 'stopped', reason: veto });
       return;
     }
     if (this.configProblem || !this.definitionValue) {
-      this.setState({ kind: 'error', message: this.configProblem ?? 'no definition' });
+      this.stateMachine.set({ kind: 'error', message: this.configProblem ?? 'no definition' });
       return;
     }
     const definition = this.definitionValue;
     const launch = new DisposableStore();
     this.launch = launch;
-    this.setState({ kind: 'starting' });
+    this.stateMachine.set({ kind: 'starting' });
     this.log.info(`Starting ${this.name} (from ${this.source.file})`);
 
     let spec: PreparedSpec;
     try {
-      spec = await this.prepare(definition);
+      spec = await prepareLaunch(definition, this.env, this.redactor);
     } catch (err) {
       if (launch.isDisposed) return;
       this.failLaunch(launch, err instanceof VariableError ? `Configuration of "${this.name}": ${err.message}` : errorMessage(err));
@@ -426,14 +237,23 @@ export class ServerConnection implements Disposable {
     if (launch.isDisposed) return;
     this.log.info(`${spec.type === 'stdio' ? 'Command' : 'Connecting to'}: ${describeLaunch(spec)}`);
 
-    const auth = spec.type === 'stdio' || definition.type === 'stdio' ? undefined : this.authorizationFor(definition, spec.clientSecret);
-    const interactive = this.signInRequested;
-    this.signInRequested = false;
-    auth?.setInteractive(interactive);
+    const auth = this.remote.forLaunch(definition, spec);
     // What it said while starting: a server that hangs at start has often said why on stderr.
     const startStderr: string[] = [];
-    const definitionKey = JSON.stringify(definition);
-    const learned = this.learnedEra?.definitionKey === definitionKey ? this.learnedEra.era : undefined;
+    const attemptContext: AttemptContext = {
+      serverName: this.name,
+      env: this.env,
+      log: this.log,
+      trace: this.protocolTrace,
+      launch,
+      spec,
+      auth,
+      startStderr,
+      isStarting: () => this.state.kind === 'starting',
+      onClose: (info) => this.handleClose(launch, info),
+      onResourceUpdated: (uri) => this.resourceUpdatedEmitter.fire(uri),
+    };
+    const learned = this.eraMemory.forDefinition(definition);
     if (learned) this.log.info(`protocolEra '${learned}': this server closed when probed with server/discover before (remembered until its configuration changes)`);
     let era: ProtocolEraSetting | undefined = learned ?? definition.protocolEra;
 
@@ -441,9 +261,10 @@ export class ServerConnection implements Disposable {
     let transport: Transport;
     let result;
     for (;;) {
-      const attempt = this.connectAttempt(launch, spec, era, auth, startStderr);
+      const attempt = openAttempt(attemptContext, era);
       client = attempt.client;
       transport = attempt.transport;
+      this.transport = transport;
       try {
         result = await client.connect();
         break;
@@ -473,14 +294,14 @@ export class ServerConnection implements Disposable {
         return;
       }
     }
-    if (era === 'legacy' && definition.protocolEra !== 'legacy') this.learnedEra = { definitionKey, era };
+    if (era === 'legacy' && definition.protocolEra !== 'legacy') this.eraMemory.remember(definition, era);
     if (launch.isDisposed) return;
     auth?.setInteractive(false);
     this.log.info(
       `Running: ${result.serverInfo.name} ${result.serverInfo.version}, protocol ${result.protocolVersion} (${client.era ?? 'legacy'} era)${transport.pid !== undefined ? `, pid ${transport.pid}` : ''}`,
     );
     this.runningLaunches++;
-    this.setState({
+    this.stateMachine.set({
       kind: 'running',
       client,
       serverInfo: result.serverInfo,
@@ -496,131 +317,23 @@ export class ServerConnection implements Disposable {
     if (level && client.hasCapability('logging')) {
       client.setLoggingLevel(level).catch((err: unknown) => this.log.warn(`logging/setLevel ${level} failed: ${errorMessage(err)}`));
     }
-    launch.add(client.onToolsListChanged(() => void this.refreshList(launch, client, 'tools')));
-    launch.add(client.onResourcesListChanged(() => void this.refreshList(launch, client, 'resources')));
-    launch.add(client.onPromptsListChanged(() => void this.refreshList(launch, client, 'prompts')));
-    await this.refreshAllLists(launch, client);
+    launch.add(client.onToolsListChanged(() => void this.listCache.refresh(launch, client, 'tools')));
+    launch.add(client.onResourcesListChanged(() => void this.listCache.refresh(launch, client, 'resources')));
+    launch.add(client.onPromptsListChanged(() => void this.listCache.refresh(launch, client, 'prompts')));
+    await this.listCache.refreshAll(launch, client);
   }
 
-  /** One transport and client for a launch (a launch has two when the era probe closed the first). */
-  private connectAttempt(
-    launch: DisposableStore,
-    spec: PreparedSpec,
-    era: ProtocolEraSetting | undefined,
-    auth: ServerAuthorization | undefined,
-    startStderr: string[],
-  ): { transport: Transport; client: McpClient } {
-    const transport = createTransport(spec, {
-      label: this.name,
-      maxMessageBytes: this.env.maxMessageBytes,
-      maxMessageBytesHint: this.env.maxMessageBytesHint,
-      shutdown: this.env.shutdown,
-      auth,
-    });
-    this.transport = transport;
-    launch.add({ dispose: () => void transport.close() });
-    const logPrefix = spec.type === 'stdio' ? '[stderr] ' : '';
-    launch.add(
-      transport.onLog((line) => {
-        this.log.info(`${logPrefix}${line}`);
-        if (this.stateValue.kind === 'starting' && startStderr.push(line) > START_STDERR_LINES) startStderr.shift();
-      }),
-    );
-    const client = new McpClient(
-      transport,
-      {
-        label: `server '${this.name}'`,
-        protocolEra: era,
-        clientInfo: this.env.clientInfo,
-        extensions: this.env.clientExtensions,
-        logger: this.log,
-        requestTimeoutMs: this.env.requestTimeoutMs(),
-        onTrace: (direction, message) => this.onProtocolMessage(direction, message),
-      },
-      this.env.handlers,
-    );
-    launch.add(client);
-    launch.add(client.onClose((info) => this.handleClose(launch, info)));
-    launch.add(client.onLogMessage((m) => this.logServerMessage(m.level, m.logger, m.data)));
-    launch.add(client.onResourceUpdated((uri) => this.resourceUpdatedEmitter.fire(uri)));
-    return { transport, client };
-  }
-
-  /** Resolves variables, inputs and envFile into what the transport is built from. */
-  private async prepare(def: ServerDefinition): Promise<PreparedSpec> {
-    const ctx = {
-      workspaceFolder: def.source.workspaceFolder,
-      env: this.env.processEnv,
-      inputs: this.env.inputs(),
-      inputResolver: this.env.inputResolver,
-    };
-    const inputValues = await resolveInputs(def, ctx);
-    this.redactor.add(secretValues(inputValues));
-    const sub = (value: string) => substitute(value, ctx, inputValues);
-    return def.type === 'stdio' ? this.prepareStdio(def, sub) : this.prepareHttp(def, sub);
-  }
-
-  private prepareStdio(def: StdioServerDefinition, sub: (value: string) => string): StdioLaunchSpec {
-    const baseDir = def.source.workspaceFolder ?? path.dirname(def.source.file);
-    const cwd = def.cwd ? path.resolve(baseDir, sub(def.cwd)) : def.source.workspaceFolder;
-    const env: Record<string, string | null> = {};
-    if (def.envFile) {
-      const file = path.resolve(baseDir, sub(def.envFile));
-      let text: string;
-      try {
-        text = fs.readFileSync(file, 'utf8');
-      } catch (err) {
-        throw new VariableError(`envFile ${file} cannot be read (${(err as NodeJS.ErrnoException).code ?? errorMessage(err)})`);
-      }
-      Object.assign(env, parseDotenv(text));
-    }
-    for (const [key, value] of Object.entries(def.env)) env[key] = value === null ? null : sub(value);
-    // Values of secret-looking variables never reach the log.
-    this.redactor.add(Object.entries(env).filter(([k, v]) => v !== null && looksSecret(k)).map(([, v]) => v as string));
-    const args = def.args.map(sub);
-    this.redactor.add(tokenArgumentValues(args));
-    return { type: 'stdio', command: sub(def.command), args, env, cwd };
-  }
-
-  private prepareHttp(def: HttpServerDefinition, sub: (value: string) => string): PreparedHttpSpec {
-    const url = sub(def.url);
-    try {
-      const parsed = new URL(url);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
-    } catch {
-      throw new VariableError(`"url" is not an http:// or https:// URL after its variables were filled in`);
-    }
-    const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(def.headers)) {
-      headers[name] = sub(value);
-      // Credentials in headers never reach a log, whatever the header is called.
-      if (isCredentialHeader(name)) this.redactor.add(headerSecretValues(headers[name]));
-    }
-    const clientSecret = def.oauth?.clientSecret ? sub(def.oauth.clientSecret) : undefined;
-    if (clientSecret) this.redactor.add([clientSecret]);
-    return { type: def.type, url, shownUrl: displayConfigUrl(def.url), headers, clientSecret };
-  }
-
-  /** The authorization of a remote server; a new one when its address or client changed. */
-  private authorizationFor(def: HttpServerDefinition, clientSecret?: string): ServerAuthorization | undefined {
-    if (!this.env.authorization) return undefined;
-    const key = JSON.stringify([def.url, def.oauth?.clientId, def.oauth?.scopes, clientSecret !== undefined]);
-    if (this.authorizationValue?.key !== key) {
-      const staticClient: StaticClientConfig | undefined = def.oauth ? { clientId: def.oauth.clientId, clientSecret, scopes: def.oauth.scopes } : undefined;
-      this.authorizationValue = { key, auth: this.env.authorization({ name: this.name, url: def.url, staticClient, log: this.log }) };
-    }
-    return this.authorizationValue.auth;
-  }
+  // --- sign-in (remote servers) --------------------------------------------------
 
   /** Whether a sign-in could help: the server is remote and authorization is available. */
   get canSignIn(): boolean {
-    return this.definitionValue !== undefined && this.definitionValue.type !== 'stdio' && this.env.authorization !== undefined;
+    return this.remote.canSignIn(this.definitionValue);
   }
 
   /** Starts (or restarts) the server allowing it to ask the person to sign in. */
   async signIn(): Promise<void> {
     if (!this.canSignIn) return;
-    this.signInRequested = true;
+    this.remote.requestSignIn();
     this.restartPolicy.reset();
     if (this.launch) await this.stop('signing in');
     await this.start();
@@ -630,20 +343,21 @@ export class ServerConnection implements Disposable {
   async signOut(): Promise<void> {
     const def = this.definitionValue;
     if (!def || def.type === 'stdio') return;
-    const auth = this.authorizationValue?.auth ?? this.authorizationFor(def);
+    const auth = this.remote.forSignOut(def);
     await this.stop('signed out');
     await auth?.signOut();
     this.log.info('Signed out: the tokens of this server were forgotten');
-    this.setState({ kind: 'stopped', reason: 'signed out' });
+    this.stateMachine.set({ kind: 'stopped', reason: 'signed out' });
   }
 
   private needsSignIn(launch: DisposableStore, err: AuthorizationRequiredError): void {
-    const scopes = err.scopes.length > 0 ? ` (scopes: ${err.scopes.join(' ')})` : '';
-    const message = `Server "${this.name}" needs you to sign in${scopes}. Use Sign In.`;
+    const message = needsSignInMessage(this.name, err);
     this.log.warn(message);
     this.disposeLaunch(launch);
-    this.setState({ kind: 'needs-sign-in', message, scopes: err.scopes });
+    this.stateMachine.set({ kind: 'needs-sign-in', message, scopes: err.scopes });
   }
+
+  // --- failures, crashes and stopping ----------------------------------------------
 
   private failLaunch(launch: DisposableStore, message: string, cause?: unknown): void {
     this.log.error(message);
@@ -656,22 +370,22 @@ export class ServerConnection implements Disposable {
     if (retryable) {
       this.crashed(message);
     } else {
-      this.setState({ kind: 'error', message });
+      this.stateMachine.set({ kind: 'error', message });
     }
   }
 
   private handleClose(launch: DisposableStore, info: TransportCloseInfo): void {
     if (launch.isDisposed || launch !== this.launch) return;
-    if (this.stateValue.kind !== 'running') return; // failures during start are reported by launchOnce
+    if (this.state.kind !== 'running') return; // failures during start are reported by launchOnce
     this.disposeLaunch(launch);
     if (info.expected) {
       this.log.info(`Stopped (${info.reason})`);
-      this.setState({ kind: 'stopped' });
+      this.stateMachine.set({ kind: 'stopped' });
       return;
     }
     if (info.exitCode === 0) {
       this.log.info(`The server exited by itself (${info.reason}); not restarting`);
-      this.setState({ kind: 'stopped', reason: 'the server exited by itself (exit code 0)' });
+      this.stateMachine.set({ kind: 'stopped', reason: 'the server exited by itself (exit code 0)' });
       return;
     }
     const message = `Server "${this.name}" ${describeClose(info)}`;
@@ -684,12 +398,12 @@ export class ServerConnection implements Disposable {
     if (!decision.restart) {
       const text = `${message}. It ${decision.reason}. Fix the cause, then use Restart.`;
       this.log.error(text);
-      this.setState({ kind: 'error', message: text, crashLoop: true });
+      this.stateMachine.set({ kind: 'error', message: text, crashLoop: true });
       return;
     }
     const retryAt = Date.now() + decision.delayMs;
     this.log.warn(`Restarting in ${Math.round(decision.delayMs / 100) / 10} s (crash ${decision.crashesInWindow} of ${this.restartPolicy.maxCrashes} allowed)`);
-    this.setState({ kind: 'error', message, retryAt });
+    this.stateMachine.set({ kind: 'error', message, retryAt });
     const schedule = this.env.schedule ?? defaultSchedule;
     this.retryTimer = schedule(() => {
       this.retryTimer = undefined;
@@ -701,7 +415,7 @@ export class ServerConnection implements Disposable {
     const launch = this.launch;
     const transport = this.transport;
     if (!launch) return;
-    this.setState({ kind: 'stopping' });
+    this.stateMachine.set({ kind: 'stopping' });
     this.log.info(`Stopping (${reason})`);
     // Mark the launch as over first, so its late results and close event are dropped.
     this.launch = undefined;
@@ -712,10 +426,9 @@ export class ServerConnection implements Disposable {
     } finally {
       this.closingTransport = undefined;
       launch.dispose();
-      this.listsValue = emptyLists();
-      this.listsEmitter.fire(this.listsValue);
+      this.listCache.clear();
       this.log.info('Stopped');
-      if (!this.disposed) this.setState({ kind: 'stopped', reason: reason === 'stopped by the user' ? undefined : reason });
+      if (!this.disposed) this.stateMachine.set({ kind: 'stopped', reason: reason === 'stopped by the user' ? undefined : reason });
     }
   }
 
@@ -725,10 +438,7 @@ export class ServerConnection implements Disposable {
       this.transport = undefined;
     }
     launch.dispose();
-    if (this.listsValue.tools.length + this.listsValue.resources.length + this.listsValue.prompts.length + this.listsValue.resourceTemplates.length > 0) {
-      this.listsValue = emptyLists();
-      this.listsEmitter.fire(this.listsValue);
-    }
+    this.listCache.clearIfAny();
   }
 
   private cancelRetry(): void {
@@ -739,148 +449,15 @@ export class ServerConnection implements Disposable {
   // --- lists -------------------------------------------------------------------
 
   /**
-   * Fetches again the cached lists that are stale, and resolves when they are in (at once when
-   * every list is fresh). In the 2026-07-28 era a list says how long it may be served from a cache
-   * (`ttlMs`, server/utilities/caching.mdx): a stale list is fetched again when it is next needed,
-   * not by polling, so the editor calls this where it needs lists (pickers opening, the tree
-   * expanding a server). A list without hints (every legacy list) stays cached until a change
-   * signal. `cacheScope` needs nothing more: the lists belong to one connection (one authorization
-   * context), are never shared, and are dropped when it stops. Never rejects.
+   * Fetches again the cached lists that are stale (their `ttlMs` has passed), and resolves when
+   * they are in; at once when every list is fresh or the server is not running. Never rejects.
+   * See ListCache.fresh (connection/lists.ts).
    */
   freshLists(kinds: readonly ListKind[] = ['tools', 'resources', 'prompts']): Promise<void> {
     const launch = this.launch;
     const client = this.client;
     if (!launch || launch.isDisposed || !client) return Promise.resolve();
-    const now = performance.now();
-    const work: Array<Promise<void>> = [];
-    for (const kind of kinds) {
-      if (!client.hasCapability(kind)) continue;
-      const current = this.listFetches.get(kind);
-      if (current?.launch === launch && current.done) {
-        work.push(current.done); // a fetch in flight is as fresh as it gets
-        continue;
-      }
-      const stale = LIST_METHODS[kind].some((method) => {
-        const hints = client.cacheHints(method);
-        return hints !== undefined && now >= hints.receivedAt + (hints.ttlMs ?? 0);
-      });
-      if (stale) {
-        this.log.debug(`The ${kind} list is stale (its ttlMs has passed): fetching it again`);
-        work.push(this.refreshList(launch, client, kind));
-      }
-    }
-    return Promise.all(work).then(() => undefined);
-  }
-
-  private async refreshAllLists(launch: DisposableStore, client: McpClient): Promise<void> {
-    await Promise.all([this.refreshList(launch, client, 'tools'), this.refreshList(launch, client, 'resources'), this.refreshList(launch, client, 'prompts')]);
-  }
-
-  /**
-   * Fetches one list. Change signals that come while its fetch is in flight ask for one more
-   * fetch after it, however many they are: fetches of a list never overlap (where the slowest
-   * answer would win) and the last one starts after the last signal.
-   */
-  private refreshList(launch: DisposableStore, client: McpClient, kind: ListKind): Promise<void> {
-    const current = this.listFetches.get(kind);
-    if (current?.launch === launch && current.done) {
-      current.again = true;
-      return current.done;
-    }
-    const fetch: ListFetch = { launch, again: false };
-    this.listFetches.set(kind, fetch);
-    fetch.done = (async () => {
-      do {
-        fetch.again = false;
-        await this.fetchList(launch, client, kind);
-      } while (fetch.again && !launch.isDisposed);
-    })().finally(() => {
-      if (this.listFetches.get(kind) === fetch) this.listFetches.delete(kind);
-    });
-    return fetch.done;
-  }
-
-  private async fetchList(launch: DisposableStore, client: McpClient, kind: ListKind): Promise<void> {
-    const capability = kind;
-    if (!client.hasCapability(capability)) return;
-    const next: Partial<ServerLists> = {};
-    const errors = { ...this.listsValue.errors };
-    const load = async <K extends 'tools' | 'resources' | 'resourceTemplates' | 'prompts'>(key: K, fetch: () => Promise<ServerLists[K]>) => {
-      try {
-        next[key] = await fetch();
-        delete errors[key];
-      } catch (err) {
-        errors[key] = errorMessage(err);
-        this.log.warn(`Could not list ${key}: ${errorMessage(err)}`);
-      }
-    };
-    if (kind === 'tools') await load('tools', () => client.listAllTools());
-    if (kind === 'prompts') await load('prompts', () => client.listAllPrompts());
-    if (kind === 'resources') {
-      await Promise.all([load('resources', () => client.listAllResources()), load('resourceTemplates', () => client.listAllResourceTemplates())]);
-    }
-    if (launch.isDisposed) return; // a late answer for a launch that has ended
-    this.listsValue = { ...this.listsValue, ...next, errors };
-    this.listsEmitter.fire(this.listsValue);
-  }
-
-  // --- logging -----------------------------------------------------------------
-
-  private logServerMessage(level: LoggingLevel, loggerName: string | undefined, data: unknown): void {
-    const text = `${loggerName ? `[${loggerName}] ` : ''}${typeof data === 'string' ? data : JSON.stringify(data)}`;
-    switch (level) {
-      case 'debug':
-        this.log.debug(text);
-        break;
-      case 'info':
-      case 'notice':
-        this.log.info(text);
-        break;
-      case 'warning':
-        this.log.warn(text);
-        break;
-      default:
-        this.log.error(text);
-    }
-  }
-
-  /** Every message in and out: into the traffic ring, and into the log at trace level. */
-  private onProtocolMessage(direction: TrafficDirection, message: unknown): void {
-    this.traffic.recordMessage(direction, message, direction === 'send' ? relayOrigin.getStore() : undefined);
-    if (this.env.traceEnabled()) this.traceMessage(direction, message);
-  }
-
-  private traceMessage(direction: TrafficDirection, message: unknown): void {
-    // Redacted before it is cut, so a secret across the cut cannot leave its first half behind.
-    let text = this.redactor.redact(JSON.stringify(message) ?? String(message));
-    if (text.length > 4000) text = `${text.slice(0, 4000)}… (${text.length} chars)`;
-    this.log.trace(`${direction === 'send' ? '→' : '←'} ${text}`);
-  }
-
-  private setState(state: ServerState): void {
-    // A state's text is shown in the tree, tooltips and notifications: it carries no secret.
-    if ('message' in state) state = { ...state, message: this.redactor.redact(state.message) };
-    if ('detail' in state && state.detail !== undefined) state = { ...state, detail: this.redactor.redact(state.detail) };
-    if ('reason' in state && state.reason !== undefined) state = { ...state, reason: this.redactor.redact(state.reason) };
-    this.stateValue = state;
-    this.traffic.recordEvent(describeStateEvent(state));
-    this.stateEmitter.fire(state);
-  }
-}
-
-/** A state as a line of the traffic timeline (its texts are redacted already). */
-function describeStateEvent(state: ServerState): string {
-  switch (state.kind) {
-    case 'running':
-      return `running: ${state.serverInfo.name} ${state.serverInfo.version}, protocol ${state.protocolVersion} (${state.era} era)${state.pid !== undefined ? `, pid ${state.pid}` : ''}`;
-    case 'error':
-      return `error: ${state.message}`;
-    case 'needs-sign-in':
-      return `needs sign-in: ${state.message}`;
-    case 'stopped':
-      return state.reason ? `stopped: ${state.reason}` : 'stopped';
-    default:
-      return state.kind;
+    return this.listCache.fresh(launch, client, kinds);
   }
 }
 
@@ -888,4 +465,3 @@ function defaultSchedule(fn: () => void, ms: number): Disposable {
   const timer = setTimeout(fn, ms);
   return { dispose: () => clearTimeout(timer) };
 }
-
