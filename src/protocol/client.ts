@@ -1,27 +1,22 @@
+// The MCP client over one transport. Its parts live beside it: the options and states
+// (clientOptions.ts), the handshake of either era (handshake.ts), the modern era's requests with
+// MRTR and result checks (modernRequests.ts), paging (pagination.ts), tasks (tasks.ts) and the
+// modern listen stream (subscriptions.ts). Here: the typed calls of every feature and the events.
 import type { ZodSchema } from './zod';
 import type { Transport, TransportCloseInfo } from '../transport/transport';
 import { Emitter, type Event } from '../util/event';
 import type { Disposable } from '../util/disposable';
 import { nullLogger, type Logger } from '../util/logger';
 import { errorMessage } from '../util/errorMessage';
-import type { ClientRequestHandlers } from './handlers';
-import { JsonRpcConnection, type MessageDirection, type RequestOptions } from './connection';
-import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError, InvalidResultError, RemoteError } from './errors';
-import { fastSafeParse } from './fast-check';
-import { formatZodError } from './jsonrpc';
-import {
-  ClosedOnEraProbeError,
-  LATEST_MODERN_PROTOCOL_VERSION,
-  MetaKey,
-  MissingClientCapabilityError,
-  ModernErrorCode,
-  isRecognisedModernError,
-  pickVersion,
-  supportedVersionsOf,
-  type ProtocolEra,
-  type ProtocolEraSetting,
-} from './era';
-import { MRTR_METHODS, answerInputRequest, runMrtr } from './mrtr';
+import { installClientHandlers, type ClientRequestHandlers } from './handlers';
+import type { McpClientOptions, McpClientState, ReadyClientState } from './clientOptions';
+import { JsonRpcConnection, type RequestOptions } from './connection';
+import { McpError, ErrorCode, RemoteError } from './errors';
+import { ModernErrorCode, type ProtocolEra } from './era';
+import { handshake, type HandshakeContext } from './handshake';
+import { answerInputRequest } from './mrtr';
+import { ModernRequests } from './modernRequests';
+import { collectPages, cursorParams, type ReceivedCacheHints } from './pagination';
 import { ListenSubscriptions } from './subscriptions';
 import { TaskClient, type TaskCallOptions } from './tasks';
 import {
@@ -29,9 +24,7 @@ import {
   CompleteResultSchema,
   DiscoverResultSchema,
   EmptyResultSchema,
-  ImplementationSchema,
   GetPromptResultSchema,
-  InitializeResultSchema,
   ListPromptsResultSchema,
   ListResourceTemplatesResultSchema,
   ListResourcesResultSchema,
@@ -39,7 +32,6 @@ import {
   LoggingMessageParamsSchema,
   ReadResourceResultSchema,
   ResourceUpdatedParamsSchema,
-  type CacheHints,
   type CallToolResult,
   type ClientCapabilities,
   type DiscoverResult,
@@ -58,56 +50,10 @@ import {
   type Tool,
 } from './schemas';
 
-/** The protocol version we offer, and every version we accept from a server. */
-export const LATEST_PROTOCOL_VERSION = '2025-11-25';
-export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
-
-/** A guard against servers whose `nextCursor` never ends. */
-export const MAX_LIST_PAGES = 10_000;
-
-export interface McpClientOptions {
-  /** Names the server in logs and errors, e.g. `server 'everything'`. */
-  label: string;
-  clientInfo: Implementation;
-  logger?: Logger;
-  /** Default per-request timeout. */
-  requestTimeoutMs?: number;
-  /** Timeout of the initialize handshake (default: requestTimeoutMs). */
-  initializeTimeoutMs?: number;
-  /** The version offered first (legacy: in initialize; modern: in each request's _meta). */
-  protocolVersion?: string;
-  /**
-   * Which protocol era to speak: 'auto' (default) probes with server/discover and falls back to
-   * initialize; 'modern' and 'legacy' skip the probe (for servers that misbehave on it).
-   */
-  protocolEra?: ProtocolEraSetting;
-  /** How long the server/discover probe waits before the server is taken for legacy (default 5 s, less with a shorter handshake timeout). */
-  eraProbeTimeoutMs?: number;
-  /**
-   * Extensions advertised in the `extensions` field of our capabilities (both eras), e.g. MCP Apps:
-   * `{ 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } }`.
-   */
-  extensions?: Record<string, Record<string, unknown>>;
-  onTrace?: (direction: MessageDirection, message: unknown) => void;
-}
-
-/** The probe waits this long at most; a legacy server that stays silent on it costs no more. */
 export type { ClientRequestHandlers };
-
-export const DEFAULT_ERA_PROBE_TIMEOUT_MS = 5_000;
-
-
-export type McpClientState =
-  | { kind: 'new' }
-  | { kind: 'connecting' }
-  | {
-      kind: 'ready';
-      /** In the modern era, made from server/discover (serverInfo from its _meta). */
-      initializeResult: InitializeResult;
-      era: ProtocolEra;
-      discoverResult?: DiscoverResult;
-    }
-  | { kind: 'closed'; info: TransportCloseInfo };
+export type { McpClientOptions, McpClientState } from './clientOptions';
+export { DEFAULT_ERA_PROBE_TIMEOUT_MS, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from './handshake';
+export { MAX_LIST_PAGES } from './pagination';
 
 type Capability = keyof ServerCapabilities;
 
@@ -123,11 +69,10 @@ export class McpClient implements Disposable {
   private readonly disposables: Disposable[] = [];
   /** The modern era's listen stream, made on first need. */
   private listen: ListenSubscriptions | undefined;
-  /** The modern era's log level, sent in every request's _meta (logging/setLevel is gone). */
-  private logLevel: LoggingLevel | undefined;
-  private modernMeta: Record<string, unknown> | undefined;
+  /** The modern era's requests: its `_meta`, MRTR, result checks. */
+  private readonly modern: ModernRequests;
   /** ttlMs / cacheScope of the last complete list per method (see cacheHints()). */
-  private readonly listHints = new Map<string, CacheHints & { receivedAt: number }>();
+  private readonly listHints = new Map<string, ReceivedCacheHints>();
 
   private readonly toolsChanged = new Emitter<void>();
   private readonly resourcesChanged = new Emitter<void>();
@@ -157,6 +102,20 @@ export class McpClient implements Disposable {
       onTrace: options.onTrace,
     });
     this.onClose = this.connection.onClose;
+    this.modern = new ModernRequests({
+      connection: this.connection,
+      transport,
+      label: options.label,
+      clientInfo: options.clientInfo,
+      logger: this.logger,
+      handlers,
+      clientCapabilities: () => this.clientCapabilities,
+      onVersion: (version) => {
+        if (this.state.kind === 'ready' && this.state.initializeResult.protocolVersion !== version) {
+          this.state.initializeResult = { ...this.state.initializeResult, protocolVersion: version };
+        }
+      },
+    });
     this.disposables.push(
       this.connection.onClose((info) => {
         this.state = { kind: 'closed', info };
@@ -176,7 +135,7 @@ export class McpClient implements Disposable {
         else this.logger.warn(`[${options.label}] ignored an invalid notifications/message`);
       }),
     );
-    this.installHandlers();
+    this.disposables.push(...installClientHandlers(this.connection, handlers));
   }
 
   get currentState(): McpClientState {
@@ -214,7 +173,7 @@ export class McpClient implements Disposable {
    * `ttlMs` of its pages and 'private' if any page said so, with when it arrived
    * (performance.now()). Undefined when the server sent none (legacy servers never do).
    */
-  cacheHints(method: string): (CacheHints & { receivedAt: number }) | undefined {
+  cacheHints(method: string): ReceivedCacheHints | undefined {
     return this.listHints.get(method);
   }
 
@@ -245,144 +204,25 @@ export class McpClient implements Disposable {
     if (this.state.kind !== 'new') throw new Error(`connect() called twice on ${this.options.label}`);
     this.state = { kind: 'connecting' };
     await this.transport.start();
-    const setting = this.options.protocolEra ?? 'auto';
-    if (setting === 'legacy') return this.initialize(this.legacyOffer(), signal);
-    return this.discover(setting, signal);
-  }
-
-  /** The legacy handshake: `initialize`, a version check, then `notifications/initialized`. */
-  private async initialize(offered: string, signal: AbortSignal | undefined): Promise<InitializeResult> {
-    // The probe may have set a modern version; initialize goes out without one.
-    this.transport.setProtocolVersion?.(undefined);
-    let result: InitializeResult;
-    try {
-      result = await this.connection.request(
-        'initialize',
-        { protocolVersion: offered, capabilities: this.clientCapabilities, clientInfo: this.options.clientInfo },
-        InitializeResultSchema,
-        { timeoutMs: this.options.initializeTimeoutMs ?? this.options.requestTimeoutMs, signal },
-      );
-    } catch (err) {
-      await this.closeQuietly();
-      throw err;
-    }
-    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
-      await this.closeQuietly();
-      throw new UnsupportedProtocolVersionError(offered, result.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS);
-    }
-    if (this.connection.isClosed) {
-      throw new McpError(ErrorCode.ConnectionClosed, `${this.options.label} closed during the handshake`);
-    }
-    this.state = { kind: 'ready', initializeResult: result, era: 'legacy' };
-    // HTTP transports send the negotiated version as a header on every later request.
-    this.transport.setProtocolVersion?.(result.protocolVersion);
-    await this.connection.notify('notifications/initialized');
-    return result;
-  }
-
-  /**
-   * The modern opening (basic/versioning.mdx, transports/stdio.mdx "Backward Compatibility"):
-   * `server/discover` with our version in `_meta`. A DiscoverResult or a recognised modern error
-   * means modern (-32022 is answered with a version both speak); in 'auto', anything else (any
-   * other error, no answer within the probe timeout) means legacy: `initialize` follows.
-   */
-  private async discover(setting: 'auto' | 'modern', signal: AbortSignal | undefined): Promise<InitializeResult> {
-    const handshakeTimeout = this.options.initializeTimeoutMs ?? this.options.requestTimeoutMs;
-    const probing = setting === 'auto';
-    const timeoutMs = probing
-      ? Math.min(this.options.eraProbeTimeoutMs ?? DEFAULT_ERA_PROBE_TIMEOUT_MS, handshakeTimeout ?? Infinity)
-      : handshakeTimeout;
-    const offered = this.options.protocolVersion;
-    let version = offered !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(offered) ? offered : LATEST_MODERN_PROTOCOL_VERSION;
-    const tried = new Set<string>();
-    /** A server that refuses a version it then names as supported is asked once more. */
-    let askedAgain = false;
-    for (;;) {
-      tried.add(version);
-      this.setModernVersion(version);
-      let result: DiscoverResult;
-      try {
-        result = await this.connection.request('server/discover', { _meta: this.modernMeta }, DiscoverResultSchema, { timeoutMs, signal });
-      } catch (err) {
-        if (isRecognisedModernError(err) && err.code === ModernErrorCode.UnsupportedProtocolVersion) {
-          const choice = pickVersion(supportedVersionsOf(err), SUPPORTED_PROTOCOL_VERSIONS);
-          if (choice?.era === 'legacy') return this.initialize(choice.version, signal);
-          const again = choice?.version === version && !askedAgain;
-          if (choice && (!tried.has(choice.version) || again)) {
-            if (again) askedAgain = true;
-            version = choice.version;
-            continue;
-          }
-          await this.closeQuietly();
-          throw new UnsupportedProtocolVersionError(version, supportedVersionsOf(err).join(', '), this.allVersions());
-        }
-        if (!probing || isRecognisedModernError(err) || signal?.aborted) {
-          await this.closeQuietly();
-          throw err;
-        }
-        if (this.connection.isClosed) {
-          throw err instanceof ConnectionClosedError ? new ClosedOnEraProbeError(err) : err;
-        }
-        if (!answeredLikeLegacy(err)) {
-          // Not sent, or refused for a reason initialize would meet too (sign-in, network).
-          await this.closeQuietly();
-          throw err;
-        }
-        this.logger.debug(`[${this.options.label}] server/discover failed (${errorMessage(err)}): using the legacy initialize handshake`);
-        return this.initialize(this.legacyOffer(), signal);
-      }
-      const choice = pickVersion(result.supportedVersions, SUPPORTED_PROTOCOL_VERSIONS);
-      if (!choice) {
-        await this.closeQuietly();
-        throw new UnsupportedProtocolVersionError(version, result.supportedVersions.join(', '), this.allVersions());
-      }
-      if (choice.era === 'legacy') return this.initialize(choice.version, signal);
-      return this.becomeModern(result, choice.version);
-    }
-  }
-
-  private becomeModern(result: DiscoverResult, version: string): InitializeResult {
-    if (this.connection.isClosed) {
-      throw new McpError(ErrorCode.ConnectionClosed, `${this.options.label} closed during server/discover`);
-    }
-    const info = ImplementationSchema.safeParse(result._meta?.[MetaKey.serverInfo]);
-    const initializeResult: InitializeResult = {
-      protocolVersion: version,
-      capabilities: result.capabilities,
-      // serverInfo is only a SHOULD in the modern era.
-      serverInfo: info.success ? info.data : { name: 'unnamed server', version: 'unknown' },
+    const ctx: HandshakeContext = {
+      connection: this.connection,
+      transport: this.transport,
+      options: this.options,
+      logger: this.logger,
+      clientCapabilities: () => this.clientCapabilities,
+      useModernVersion: (version) => this.modern.useVersion(version),
+      modernMeta: () => this.modern.meta,
+      ready: (state) => this.becomeReady(state),
     };
-    if (result.instructions !== undefined) initializeResult.instructions = result.instructions;
-    this.state = { kind: 'ready', initializeResult, era: 'modern', discoverResult: result };
-    this.setModernVersion(version);
+    return handshake(ctx, signal);
+  }
+
+  private becomeReady(state: ReadyClientState): void {
+    this.state = state;
+    if (state.era !== 'modern') return;
+    this.modern.useVersion(state.initializeResult.protocolVersion);
     // Listeners that came before the connection get their stream now.
     if ([this.toolsChanged, this.resourcesChanged, this.promptsChanged, this.resourceUpdated].some((e) => e.hasListeners)) this.openListen();
-    return initializeResult;
-  }
-
-  private legacyOffer(): string {
-    const offered = this.options.protocolVersion;
-    return offered !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(offered) ? offered : LATEST_PROTOCOL_VERSION;
-  }
-
-  private allVersions(): string[] {
-    return [LATEST_MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
-  }
-
-  /** The `_meta` of every modern request: version, identity, capabilities (and log level). */
-  private setModernVersion(version: string): void {
-    const meta: Record<string, unknown> = {
-      [MetaKey.protocolVersion]: version,
-      [MetaKey.clientInfo]: this.options.clientInfo,
-      [MetaKey.clientCapabilities]: this.clientCapabilities,
-    };
-    if (this.logLevel !== undefined) meta[MetaKey.logLevel] = this.logLevel;
-    this.modernMeta = meta;
-    if (this.state.kind === 'ready' && this.state.initializeResult.protocolVersion !== version) {
-      this.state.initializeResult = { ...this.state.initializeResult, protocolVersion: version };
-    }
-    // HTTP sends it as the MCP-Protocol-Version header too.
-    this.transport.setProtocolVersion?.(version);
   }
 
   // --- typed calls ---------------------------------------------------------
@@ -413,7 +253,7 @@ export class McpClient implements Disposable {
   }
 
   listAllTools(options?: RequestOptions): Promise<Tool[]> {
-    return this.collectPages('tools/list', (c) => this.listTools(c, options), (r) => r.tools);
+    return collectPages(this.options.label, 'tools/list', (c) => this.listTools(c, options), (r) => r.tools, this.listHints);
   }
 
   private taskClient: TaskClient | undefined;
@@ -456,7 +296,7 @@ export class McpClient implements Disposable {
   }
 
   listAllResources(options?: RequestOptions): Promise<Resource[]> {
-    return this.collectPages('resources/list', (c) => this.listResources(c, options), (r) => r.resources);
+    return collectPages(this.options.label, 'resources/list', (c) => this.listResources(c, options), (r) => r.resources, this.listHints);
   }
 
   listResourceTemplates(cursor?: string, options?: RequestOptions) {
@@ -464,7 +304,7 @@ export class McpClient implements Disposable {
   }
 
   listAllResourceTemplates(options?: RequestOptions): Promise<ResourceTemplate[]> {
-    return this.collectPages('resources/templates/list', (c) => this.listResourceTemplates(c, options), (r) => r.resourceTemplates);
+    return collectPages(this.options.label, 'resources/templates/list', (c) => this.listResourceTemplates(c, options), (r) => r.resourceTemplates, this.listHints);
   }
 
   readResource(uri: string, options?: RequestOptions): Promise<ReadResourceResult> {
@@ -493,7 +333,7 @@ export class McpClient implements Disposable {
   }
 
   listAllPrompts(options?: RequestOptions): Promise<Prompt[]> {
-    return this.collectPages('prompts/list', (c) => this.listPrompts(c, options), (r) => r.prompts);
+    return collectPages(this.options.label, 'prompts/list', (c) => this.listPrompts(c, options), (r) => r.prompts, this.listHints);
   }
 
   getPrompt(name: string, args: Record<string, string> = {}, options?: RequestOptions): Promise<GetPromptResult> {
@@ -515,8 +355,7 @@ export class McpClient implements Disposable {
     if (this.state.kind === 'ready' && this.state.era === 'modern') {
       // Modern: no logging/setLevel; the level goes in every request's _meta from now on.
       if (!this.hasCapability('logging')) throw this.missingCapability('logging/setLevel', 'logging');
-      this.logLevel = level;
-      this.setModernVersion(this.state.initializeResult.protocolVersion);
+      this.modern.setLogLevel(level, this.state.initializeResult.protocolVersion);
       return;
     }
     await this.call('logging/setLevel', { level }, EmptyResultSchema, options, 'logging');
@@ -559,7 +398,7 @@ export class McpClient implements Disposable {
       if (capability && state.initializeResult.capabilities[capability] === undefined) {
         return Promise.reject(this.missingCapability(method, capability));
       }
-      if (state.era === 'modern') return this.modernCall(method, params, schema, options);
+      if (state.era === 'modern') return this.modern.call(method, params, schema, options);
       return this.connection.request(method, params, schema, options);
     }
     if (!(allowBeforeReady && state.kind === 'connecting')) {
@@ -579,78 +418,12 @@ export class McpClient implements Disposable {
    */
   sendRequest<T>(method: string, params: Record<string, unknown> | undefined, schema: ZodSchema<T>, options?: RequestOptions): Promise<T> {
     if (this.era !== 'modern') return this.connection.request(method, params, schema, options);
-    return this.requestModern(method, params, options).then((result) => this.validated(method, result, schema));
+    return this.modern.send(method, params, schema, options);
   }
 
   /** Answers one modern input request (elicitation, sampling, roots) with the installed handlers. */
   answerInput(method: string, params: Record<string, unknown>, signal: AbortSignal): Promise<Record<string, unknown>> {
     return answerInputRequest(this.handlers, this.options.label, method, { method, params }, { id: method, method, signal, meta: undefined });
-  }
-
-  /** A modern request: `_meta` on every round, MRTR for the methods that allow it, `resultType` checked. */
-  private modernCall<T>(method: string, params: Record<string, unknown> | undefined, schema: ZodSchema<T>, options: RequestOptions | undefined): Promise<T> {
-    const raw = MRTR_METHODS.has(method)
-      ? runMrtr({
-          method,
-          label: this.options.label,
-          params: params ?? {},
-          handlers: this.handlers,
-          signal: options?.signal,
-          send: (p) => this.requestModern(method, p, options),
-        })
-      : this.requestModern(method, params, options);
-    return raw.then((result) => this.completeResult(method, result, schema));
-  }
-
-  private async requestModern(method: string, params: Record<string, unknown> | undefined, options: RequestOptions | undefined): Promise<Record<string, unknown>> {
-    let retried = false;
-    for (;;) {
-      // The caller's _meta wins (tasks add to the capabilities); ours fills in the rest.
-      const meta = { ...this.modernMeta, ...(params?._meta as Record<string, unknown> | undefined) };
-      try {
-        return await this.connection.request(method, { ...params, _meta: meta }, undefined, options);
-      } catch (err) {
-        if (!retried && isRecognisedModernError(err) && err.code === ModernErrorCode.UnsupportedProtocolVersion) {
-          // The server changed its mind (a restart behind HTTP): once, with a version both speak.
-          const choice = pickVersion(supportedVersionsOf(err), []);
-          if (choice && choice.version !== meta[MetaKey.protocolVersion]) {
-            retried = true;
-            this.setModernVersion(choice.version);
-            continue;
-          }
-        }
-        throw this.explained(method, err);
-      }
-    }
-  }
-
-  private explained(method: string, err: unknown): unknown {
-    if (err instanceof RemoteError && err.code === ModernErrorCode.MissingRequiredClientCapability) {
-      const data = err.data as { requiredCapabilities?: ClientCapabilities } | undefined;
-      return new MissingClientCapabilityError(method, this.options.label, data?.requiredCapabilities ?? {}, err.message);
-    }
-    return err;
-  }
-
-  /** Every modern result says what it is: only `complete` (or none, from an older server) is a result. */
-  private completeResult<T>(method: string, result: Record<string, unknown>, schema: ZodSchema<T>): T {
-    const type = result.resultType;
-    if (type !== undefined && type !== 'complete') {
-      const why =
-        type === 'input_required'
-          ? `input_required, which only ${[...MRTR_METHODS].join(', ')} may answer`
-          : `resultType ${JSON.stringify(type)}, which this client does not know`;
-      throw new McpError(ErrorCode.InvalidResult, `${this.options.label} answered ${method} with ${why}`);
-    }
-    return this.validated(method, result, schema);
-  }
-
-  private validated<T>(method: string, result: Record<string, unknown>, schema: ZodSchema<T>): T {
-    const parsed = fastSafeParse(schema, result);
-    if (parsed.success) return parsed.data;
-    const error = new InvalidResultError(method, formatZodError(parsed.error));
-    this.logger.warn(`[${this.options.label}] ${error.message}`);
-    throw error;
   }
 
   /** An event whose first listener, in the modern era, opens the listen stream. */
@@ -673,7 +446,7 @@ export class McpClient implements Disposable {
         label: this.options.label,
         logger: this.logger,
         lists,
-        meta: () => this.modernMeta ?? {},
+        meta: () => this.modern.meta ?? {},
         ackTimeoutMs: this.options.requestTimeoutMs ?? 60_000,
       });
     }
@@ -700,89 +473,4 @@ export class McpClient implements Disposable {
     );
   }
 
-  private async collectPages<R extends { nextCursor?: string }, I>(
-    method: string,
-    fetchPage: (cursor: string | undefined) => Promise<R>,
-    items: (page: R) => I[],
-  ): Promise<I[]> {
-    const all: I[] = [];
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    let hints: CacheHints | undefined;
-    for (let page = 0; page < MAX_LIST_PAGES; page++) {
-      const result = await fetchPage(cursor);
-      const pageItems = items(result);
-      for (let i = 0; i < pageItems.length; i++) all.push(pageItems[i]);
-      hints = mergeHints(hints, result as CacheHints);
-      cursor = result.nextCursor;
-      if (cursor === undefined) {
-        if (hints) this.listHints.set(method, { ...hints, receivedAt: performance.now() });
-        else this.listHints.delete(method);
-        return all;
-      }
-      if (seen.has(cursor)) {
-        throw new McpError(
-          ErrorCode.InvalidResult,
-          `${this.options.label} returned the cursor ${JSON.stringify(cursor)} of ${method} twice; stopped paging to avoid an endless loop`,
-        );
-      }
-      seen.add(cursor);
-    }
-    throw new McpError(ErrorCode.InvalidResult, `${this.options.label} returned more than ${MAX_LIST_PAGES} pages for ${method}; stopped`);
-  }
-
-  private installHandlers(): void {
-    const { listRoots, createMessage, elicit } = this.handlers;
-    const unsupported = (method: string, capability: string) => () => {
-      throw new McpError(ErrorCode.MethodNotFound, `This client does not support ${method} (no '${capability}' capability was declared)`);
-    };
-    this.disposables.push(
-      this.connection.setRequestHandler(
-        'roots/list',
-        listRoots ? async (_params, ctx) => ({ roots: await listRoots(ctx) }) : unsupported('roots/list', 'roots'),
-      ),
-      this.connection.setRequestHandler(
-        'sampling/createMessage',
-        createMessage ? (params, ctx) => createMessage(params, ctx) : unsupported('sampling/createMessage', 'sampling'),
-      ),
-      this.connection.setRequestHandler(
-        'elicitation/create',
-        elicit ? (params, ctx) => elicit(params, ctx) : unsupported('elicitation/create', 'elicitation'),
-      ),
-    );
-  }
-
-  private async closeQuietly(): Promise<void> {
-    try {
-      await this.connection.close();
-    } catch (err) {
-      this.logger.debug(`[${this.options.label}] close after a failed handshake: ${errorMessage(err)}`);
-    }
-  }
-}
-
-/**
- * An answer to the probe that says "legacy": a JSON-RPC error or a timeout; or, over HTTP, a
- * 400/404/405 (what legacy servers answer a request outside their session). A send that failed
- * otherwise (401, 5xx, no connection) is no answer about the era.
- */
-function answeredLikeLegacy(err: unknown): boolean {
-  const cause = (err as { cause?: unknown }).cause;
-  if (!(err instanceof ConnectionClosedError) || cause === undefined) return true;
-  const status = (cause as { status?: unknown }).status;
-  return status === 400 || status === 404 || status === 405;
-}
-
-/** The hints of a list of pages: the shortest freshness, and private if any page is (caching.mdx). */
-function mergeHints(sofar: CacheHints | undefined, page: CacheHints): CacheHints | undefined {
-  if (page.ttlMs === undefined && page.cacheScope === undefined) return sofar;
-  const ttl = typeof page.ttlMs === 'number' ? Math.max(0, page.ttlMs) : 0;
-  const merged: CacheHints = { ttlMs: sofar?.ttlMs === undefined ? ttl : Math.min(sofar.ttlMs, ttl) };
-  const scope = sofar?.cacheScope === 'private' || page.cacheScope === 'private' ? 'private' : (page.cacheScope ?? sofar?.cacheScope);
-  if (scope !== undefined) merged.cacheScope = scope;
-  return merged;
-}
-
-function cursorParams(cursor: string | undefined): Record<string, unknown> | undefined {
-  return cursor === undefined ? undefined : { cursor };
 }

@@ -1,0 +1,183 @@
+// The opening of a client's connection, in either era: the legacy `initialize` handshake, and the
+// modern `server/discover` probe with its fallback to `initialize` (basic/versioning.mdx).
+import type { Transport } from '../transport/transport';
+import { errorMessage } from '../util/errorMessage';
+import type { Logger } from '../util/logger';
+import type { McpClientOptions, ReadyClientState } from './clientOptions';
+import type { JsonRpcConnection } from './connection';
+import {
+  ClosedOnEraProbeError,
+  LATEST_MODERN_PROTOCOL_VERSION,
+  MetaKey,
+  ModernErrorCode,
+  isRecognisedModernError,
+  pickVersion,
+  supportedVersionsOf,
+} from './era';
+import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError } from './errors';
+import { DiscoverResultSchema, ImplementationSchema, InitializeResultSchema, type ClientCapabilities, type DiscoverResult, type InitializeResult } from './schemas';
+
+/** The protocol version we offer, and every version we accept from a server. */
+export const LATEST_PROTOCOL_VERSION = '2025-11-25';
+export const SUPPORTED_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
+
+/** The probe waits this long at most; a legacy server that stays silent on it costs no more. */
+export const DEFAULT_ERA_PROBE_TIMEOUT_MS = 5_000;
+
+/** What the handshake needs of its client. */
+export interface HandshakeContext {
+  readonly connection: JsonRpcConnection;
+  readonly transport: Transport;
+  readonly options: McpClientOptions;
+  readonly logger: Logger;
+  clientCapabilities(): ClientCapabilities;
+  /** Makes `version` the one of every modern request's `_meta` (and of the HTTP header). */
+  useModernVersion(version: string): void;
+  /** The `_meta` of modern requests, as useModernVersion made it. */
+  modernMeta(): Record<string, unknown> | undefined;
+  /** The handshake is done: the client is ready, in the era the state names. */
+  ready(state: ReadyClientState): void;
+}
+
+/** The handshake the era setting asks for; the transport has been started. */
+export function handshake(ctx: HandshakeContext, signal: AbortSignal | undefined): Promise<InitializeResult> {
+  const setting = ctx.options.protocolEra ?? 'auto';
+  if (setting === 'legacy') return initialize(ctx, legacyOffer(ctx.options), signal);
+  return discover(ctx, setting, signal);
+}
+
+/** The legacy handshake: `initialize`, a version check, then `notifications/initialized`. */
+async function initialize(ctx: HandshakeContext, offered: string, signal: AbortSignal | undefined): Promise<InitializeResult> {
+  const { connection, options, transport } = ctx;
+  // The probe may have set a modern version; initialize goes out without one.
+  transport.setProtocolVersion?.(undefined);
+  let result: InitializeResult;
+  try {
+    result = await connection.request(
+      'initialize',
+      { protocolVersion: offered, capabilities: ctx.clientCapabilities(), clientInfo: options.clientInfo },
+      InitializeResultSchema,
+      { timeoutMs: options.initializeTimeoutMs ?? options.requestTimeoutMs, signal },
+    );
+  } catch (err) {
+    await closeQuietly(ctx);
+    throw err;
+  }
+  if (!SUPPORTED_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
+    await closeQuietly(ctx);
+    throw new UnsupportedProtocolVersionError(offered, result.protocolVersion, SUPPORTED_PROTOCOL_VERSIONS);
+  }
+  if (connection.isClosed) {
+    throw new McpError(ErrorCode.ConnectionClosed, `${options.label} closed during the handshake`);
+  }
+  ctx.ready({ kind: 'ready', initializeResult: result, era: 'legacy' });
+  // HTTP transports send the negotiated version as a header on every later request.
+  transport.setProtocolVersion?.(result.protocolVersion);
+  await connection.notify('notifications/initialized');
+  return result;
+}
+
+/**
+ * The modern opening (basic/versioning.mdx, transports/stdio.mdx "Backward Compatibility"):
+ * `server/discover` with our version in `_meta`. A DiscoverResult or a recognised modern error
+ * means modern (-32022 is answered with a version both speak); in 'auto', anything else (any
+ * other error, no answer within the probe timeout) means legacy: `initialize` follows.
+ */
+async function discover(ctx: HandshakeContext, setting: 'auto' | 'modern', signal: AbortSignal | undefined): Promise<InitializeResult> {
+  const { connection, options } = ctx;
+  const handshakeTimeout = options.initializeTimeoutMs ?? options.requestTimeoutMs;
+  const probing = setting === 'auto';
+  const timeoutMs = probing ? Math.min(options.eraProbeTimeoutMs ?? DEFAULT_ERA_PROBE_TIMEOUT_MS, handshakeTimeout ?? Infinity) : handshakeTimeout;
+  const offered = options.protocolVersion;
+  let version = offered !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(offered) ? offered : LATEST_MODERN_PROTOCOL_VERSION;
+  const tried = new Set<string>();
+  /** A server that refuses a version it then names as supported is asked once more. */
+  let askedAgain = false;
+  for (;;) {
+    tried.add(version);
+    ctx.useModernVersion(version);
+    let result: DiscoverResult;
+    try {
+      result = await connection.request('server/discover', { _meta: ctx.modernMeta() }, DiscoverResultSchema, { timeoutMs, signal });
+    } catch (err) {
+      if (isRecognisedModernError(err) && err.code === ModernErrorCode.UnsupportedProtocolVersion) {
+        const choice = pickVersion(supportedVersionsOf(err), SUPPORTED_PROTOCOL_VERSIONS);
+        if (choice?.era === 'legacy') return initialize(ctx, choice.version, signal);
+        const again = choice?.version === version && !askedAgain;
+        if (choice && (!tried.has(choice.version) || again)) {
+          if (again) askedAgain = true;
+          version = choice.version;
+          continue;
+        }
+        await closeQuietly(ctx);
+        throw new UnsupportedProtocolVersionError(version, supportedVersionsOf(err).join(', '), allVersions());
+      }
+      if (!probing || isRecognisedModernError(err) || signal?.aborted) {
+        await closeQuietly(ctx);
+        throw err;
+      }
+      if (connection.isClosed) {
+        throw err instanceof ConnectionClosedError ? new ClosedOnEraProbeError(err) : err;
+      }
+      if (!answeredLikeLegacy(err)) {
+        // Not sent, or refused for a reason initialize would meet too (sign-in, network).
+        await closeQuietly(ctx);
+        throw err;
+      }
+      ctx.logger.debug(`[${options.label}] server/discover failed (${errorMessage(err)}): using the legacy initialize handshake`);
+      return initialize(ctx, legacyOffer(options), signal);
+    }
+    const choice = pickVersion(result.supportedVersions, SUPPORTED_PROTOCOL_VERSIONS);
+    if (!choice) {
+      await closeQuietly(ctx);
+      throw new UnsupportedProtocolVersionError(version, result.supportedVersions.join(', '), allVersions());
+    }
+    if (choice.era === 'legacy') return initialize(ctx, choice.version, signal);
+    return becomeModern(ctx, result, choice.version);
+  }
+}
+
+function becomeModern(ctx: HandshakeContext, result: DiscoverResult, version: string): InitializeResult {
+  if (ctx.connection.isClosed) {
+    throw new McpError(ErrorCode.ConnectionClosed, `${ctx.options.label} closed during server/discover`);
+  }
+  const info = ImplementationSchema.safeParse(result._meta?.[MetaKey.serverInfo]);
+  const initializeResult: InitializeResult = {
+    protocolVersion: version,
+    capabilities: result.capabilities,
+    // serverInfo is only a SHOULD in the modern era.
+    serverInfo: info.success ? info.data : { name: 'unnamed server', version: 'unknown' },
+  };
+  if (result.instructions !== undefined) initializeResult.instructions = result.instructions;
+  ctx.ready({ kind: 'ready', initializeResult, era: 'modern', discoverResult: result });
+  return initializeResult;
+}
+
+function legacyOffer(options: McpClientOptions): string {
+  const offered = options.protocolVersion;
+  return offered !== undefined && SUPPORTED_PROTOCOL_VERSIONS.includes(offered) ? offered : LATEST_PROTOCOL_VERSION;
+}
+
+function allVersions(): string[] {
+  return [LATEST_MODERN_PROTOCOL_VERSION, ...SUPPORTED_PROTOCOL_VERSIONS];
+}
+
+/**
+ * An answer to the probe that says "legacy": a JSON-RPC error or a timeout; or, over HTTP, a
+ * 400/404/405 (what legacy servers answer a request outside their session). A send that failed
+ * otherwise (401, 5xx, no connection) is no answer about the era.
+ */
+function answeredLikeLegacy(err: unknown): boolean {
+  const cause = (err as { cause?: unknown }).cause;
+  if (!(err instanceof ConnectionClosedError) || cause === undefined) return true;
+  const status = (cause as { status?: unknown }).status;
+  return status === 400 || status === 404 || status === 405;
+}
+
+async function closeQuietly(ctx: HandshakeContext): Promise<void> {
+  try {
+    await ctx.connection.close();
+  } catch (err) {
+    ctx.logger.debug(`[${ctx.options.label}] close after a failed handshake: ${errorMessage(err)}`);
+  }
+}
