@@ -1,3 +1,9 @@
+// The JSON-RPC connection. It stays one file of about 600 lines on purpose: it is the hot path
+// of every request (the stdio benchmark sends tens of thousands a second), and a request, its
+// shared timeout timer and its answer work on the same pending map and timer fields of this one
+// class, so that a call and its result cost no calls through another object. What is off that
+// path lives beside it: the shared types (connectionTypes.ts) and the peer's own requests,
+// notifications and cancellations (incoming.ts).
 import { isRecord } from '../util/isRecord';
 import { MAX_MESSAGE_DEPTH, nestsDeeperThan } from '../util/nesting';
 import type { ZodSchema } from './zod';
@@ -8,7 +14,6 @@ import type { Disposable } from '../util/disposable';
 import { nullLogger, type Logger } from '../util/logger';
 import {
   ConnectionClosedError,
-  ErrorCode,
   InvalidResultError,
   McpError,
   MessageTooLargeError,
@@ -27,60 +32,20 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   type JsonRpcResultResponse,
-  type RequestId,
 } from './jsonrpc';
 import { errorMessage } from '../util/errorMessage';
+import {
+  DEFAULT_MAX_TOTAL_TIMEOUT_MS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type ConnectionOptions,
+  type NotificationHandler,
+  type ProgressUpdate,
+  type RequestHandler,
+  type RequestOptions,
+} from './connectionTypes';
+import { IncomingMessages } from './incoming';
 
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
-/** Upper bound for a request whose timeout is reset by progress. */
-export const DEFAULT_MAX_TOTAL_TIMEOUT_MS = 10 * 60_000;
-
-export interface ProgressUpdate {
-  progress: number;
-  total?: number;
-  message?: string;
-}
-
-export interface RequestOptions {
-  /** Time without an answer before the request fails. Default: the connection's. */
-  timeoutMs?: number;
-  /** Cancels the request: the server is sent `notifications/cancelled`. */
-  signal?: AbortSignal;
-  /** Receives `notifications/progress` for this request; adds a progress token. */
-  onProgress?: (update: ProgressUpdate) => void;
-  /** Progress notifications restart the timeout, up to `maxTotalTimeoutMs`. */
-  resetTimeoutOnProgress?: boolean;
-  maxTotalTimeoutMs?: number;
-  /** Extra `_meta` for the request (merged with the progress token). */
-  meta?: Record<string, unknown>;
-}
-
-export interface IncomingRequestContext {
-  readonly id: RequestId;
-  readonly method: string;
-  /** Aborted when the peer cancels the request or the connection closes. */
-  readonly signal: AbortSignal;
-  readonly meta?: Record<string, unknown>;
-}
-
-export type RequestHandler = (
-  params: Record<string, unknown>,
-  context: IncomingRequestContext,
-) => unknown | Promise<unknown>;
-
-export type NotificationHandler = (params: Record<string, unknown>) => void;
-
-export type MessageDirection = 'send' | 'receive';
-
-export interface ConnectionOptions {
-  /** Names the peer in every log line and error ("server 'everything'"). */
-  label: string;
-  logger?: Logger;
-  defaultTimeoutMs?: number;
-  maxTotalTimeoutMs?: number;
-  /** Called with every message in and out, for a protocol trace. Only set it when tracing. */
-  onTrace?: (direction: MessageDirection, message: unknown) => void;
-}
+export * from './connectionTypes';
 
 /** What only requests with progress, cancellation or a reset timeout need. */
 interface PendingExtras {
@@ -130,9 +95,8 @@ const NO_OPTIONS: RequestOptions = Object.freeze({});
 export class JsonRpcConnection implements Disposable {
   private readonly logger: Logger;
   private readonly pending = new Map<number, PendingRequest>();
-  private readonly requestHandlers = new Map<string, RequestHandler>();
-  private readonly notificationEmitters = new Map<string, Emitter<Record<string, unknown>>>();
-  private readonly incoming = new Map<RequestId, AbortController>();
+  /** The peer's requests and notifications (incoming.ts). */
+  private readonly incoming: IncomingMessages;
   private readonly onCloseEmitter = new Emitter<TransportCloseInfo>();
   private readonly subscriptions: Disposable[] = [];
   private nextId = 1;
@@ -162,6 +126,12 @@ export class JsonRpcConnection implements Disposable {
     private readonly options: ConnectionOptions,
   ) {
     this.logger = options.logger ?? nullLogger;
+    this.incoming = new IncomingMessages({
+      label: options.label,
+      logger: this.logger,
+      sendResponse: (message) => this.sendResponse(message),
+      failEchoed: (message) => this.failEchoed(message),
+    });
     this.subscriptions.push(
       transport.onMessage((value) => this.handleIncoming(value)),
       transport.onWarning((warning) => {
@@ -192,28 +162,16 @@ export class JsonRpcConnection implements Disposable {
 
   /** Installs the handler for requests the peer sends us. Replaces any previous one. */
   setRequestHandler(method: string, handler: RequestHandler): Disposable {
-    this.requestHandlers.set(method, handler);
-    return {
-      dispose: () => {
-        if (this.requestHandlers.get(method) === handler) this.requestHandlers.delete(method);
-      },
-    };
+    return this.incoming.setRequestHandler(method, handler);
   }
 
   hasRequestHandler(method: string): boolean {
-    return this.requestHandlers.has(method);
+    return this.incoming.hasRequestHandler(method);
   }
 
   /** Subscribes to one notification method from the peer. */
   onNotification(method: string, handler: NotificationHandler): Disposable {
-    let emitter = this.notificationEmitters.get(method);
-    if (!emitter) {
-      emitter = new Emitter<Record<string, unknown>>((err) =>
-        this.logger.error(`[${this.options.label}] handler for ${method} failed: ${errorMessage(err)}`),
-      );
-      this.notificationEmitters.set(method, emitter);
-    }
-    return emitter.event(handler);
+    return this.incoming.onNotification(method, handler);
   }
 
   /**
@@ -349,7 +307,7 @@ export class JsonRpcConnection implements Disposable {
     if (!this.closeInfo) {
       this.handleClose({ reason: 'the connection was disposed', expected: true });
     }
-    for (const emitter of this.notificationEmitters.values()) emitter.dispose();
+    this.incoming.dispose();
     this.onCloseEmitter.dispose();
   }
 
@@ -513,7 +471,7 @@ export class JsonRpcConnection implements Disposable {
         this.handleErrorResponse(classified.message);
         return;
       case 'request':
-        this.handleRequest(classified.message);
+        this.incoming.handleRequest(classified.message);
         return;
       case 'notification':
         this.handleNotification(classified.message);
@@ -570,19 +528,8 @@ export class JsonRpcConnection implements Disposable {
 
   private handleNotification(message: JsonRpcNotification): void {
     const params = message.params ?? {};
-    switch (message.method) {
-      case 'notifications/progress':
-        this.routeProgress(params);
-        break;
-      case 'notifications/cancelled': {
-        const requestId = params.requestId;
-        if (typeof requestId === 'string' || typeof requestId === 'number') {
-          this.incoming.get(requestId)?.abort(new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by the peer'));
-        }
-        break;
-      }
-    }
-    this.notificationEmitters.get(message.method)?.fire(params);
+    if (message.method === 'notifications/progress') this.routeProgress(params);
+    this.incoming.handleNotification(message.method, params);
   }
 
   private routeProgress(params: Record<string, unknown>): void {
@@ -611,51 +558,6 @@ export class JsonRpcConnection implements Disposable {
     }
   }
 
-  private handleRequest(message: JsonRpcRequest): void {
-    const { id, method } = message;
-    const handler = this.requestHandlers.get(method);
-    if (!handler) {
-      if (this.failEchoed(message)) return;
-      this.sendError(id, ErrorCode.MethodNotFound, `Method not found: ${method}`);
-      return;
-    }
-    if (this.incoming.has(id)) {
-      this.sendError(id, ErrorCode.InvalidRequest, `Request id ${JSON.stringify(id)} is already in use`);
-      return;
-    }
-    const controller = new AbortController();
-    this.incoming.set(id, controller);
-    const params = message.params ?? {};
-    const context: IncomingRequestContext = {
-      id,
-      method,
-      signal: controller.signal,
-      meta: params._meta as Record<string, unknown> | undefined,
-    };
-    Promise.resolve()
-      .then(() => handler(params, context))
-      .then(
-        (result) => {
-          if (controller.signal.aborted) return; // cancelled: the spec says not to answer
-          this.sendResponse({ jsonrpc: '2.0', id, result: (result ?? {}) as Record<string, unknown> });
-        },
-        (err: unknown) => {
-          if (controller.signal.aborted) return;
-          if (err instanceof McpError) {
-            this.sendResponse({ jsonrpc: '2.0', id, error: err.toJson() });
-          } else {
-            this.logger.error(`[${this.options.label}] handler for ${method} failed: ${errorMessage(err)}`);
-            this.sendError(id, ErrorCode.InternalError, errorMessage(err));
-          }
-        },
-      )
-      .finally(() => this.incoming.delete(id));
-  }
-
-  private sendError(id: RequestId, code: number, message: string): void {
-    this.sendResponse({ jsonrpc: '2.0', id, error: { code, message } });
-  }
-
   private sendResponse(message: Record<string, unknown>): void {
     if (this.closeInfo) return;
     this.write(message).catch((err: unknown) =>
@@ -672,8 +574,7 @@ export class JsonRpcConnection implements Disposable {
       p.reject(this.closedError(p.method));
     }
     this.stopTimeoutTimer();
-    for (const controller of this.incoming.values()) controller.abort(new Error('connection closed'));
-    this.incoming.clear();
+    this.incoming.abortAll();
     this.onCloseEmitter.fire(info);
   }
 
