@@ -1,6 +1,6 @@
 import type { McpClient } from '../../protocol/client';
 import type { RequestOptions } from '../../protocol/connection';
-import type { CallToolResult, CompleteResult, CompletionReference, GetPromptResult, ReadResourceResult, ServerCapabilities } from '../../protocol/schemas';
+import type { CallToolResult, CompleteResult, GetPromptResult, ReadResourceResult, ServerCapabilities } from '../../protocol/schemas';
 import type { TaskCallOptions, TaskInfo } from '../../protocol/tasks';
 import * as z from '../../protocol/zod';
 import type { TrafficOrigin } from '../traffic';
@@ -55,13 +55,9 @@ export abstract class RunningServerRequests {
     return this.runningClient().getPrompt(name, args, options);
   }
 
-  complete(
-    ref: CompletionReference,
-    argument: { name: string; value: string },
-    context?: { arguments?: Record<string, string> },
-    options?: RequestOptions,
-  ): Promise<CompleteResult> {
-    return this.runningClient().complete(ref, argument, context, options);
+  /** completion/complete: the arguments are the client's (McpClient.complete). */
+  complete(...args: Parameters<McpClient['complete']>): Promise<CompleteResult> {
+    return this.runningClient().complete(...args);
   }
 
   /**
