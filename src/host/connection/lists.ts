@@ -124,13 +124,12 @@ export class ListCache {
     const capability = kind;
     if (!client.hasCapability(capability)) return;
     const next: Partial<ServerLists> = {};
-    const errors = { ...this.value.errors };
+    const failed: ServerLists['errors'] = {};
     const load = async <K extends 'tools' | 'resources' | 'resourceTemplates' | 'prompts'>(key: K, fetch: () => Promise<ServerLists[K]>) => {
       try {
         next[key] = await fetch();
-        delete errors[key];
       } catch (err) {
-        errors[key] = errorMessage(err);
+        failed[key] = errorMessage(err);
         this.log.warn(`Could not list ${key}: ${errorMessage(err)}`);
       }
     };
@@ -140,6 +139,11 @@ export class ListCache {
       await Promise.all([load('resources', () => client.listAllResources()), load('resourceTemplates', () => client.listAllResourceTemplates())]);
     }
     if (launch.isDisposed) return; // a late answer for a launch that has ended
+    // The errors as they are now, not as they were when this fetch began: the fetches of the other
+    // lists run at the same time, and an error one of them set must not be undone by this one.
+    const errors = { ...this.value.errors };
+    for (const key of Object.keys(next) as Array<keyof ServerLists['errors']>) delete errors[key];
+    Object.assign(errors, failed);
     this.value = { ...this.value, ...next, errors };
     this.emitter.fire(this.value);
   }
