@@ -1,6 +1,6 @@
 // The arguments of list, call, read and prompt (and `--config FILE` alone, which lists the file's
 // servers). report, doctor, serve and the registry commands read their own (in their files).
-import { UsageError, eachArgument, readServerOption, splitAtDashDash, type ServerChoice } from './options';
+import { UsageError, eachArgument, readRunFlag, readServerOption, splitAtDashDash, type RunFlags, type ServerChoice } from './options';
 import { LoggingLevels, type LoggingLevel } from '../protocol/schemas';
 
 /** --help: the usage goes to stdout and the run succeeds. */
@@ -9,14 +9,11 @@ export class HelpRequested extends Error {}
 export type Command = 'list' | 'call' | 'read' | 'prompt' | 'servers';
 const COMMANDS: readonly string[] = ['list', 'call', 'read', 'prompt'];
 
-export interface Options extends ServerChoice {
+export interface Options extends ServerChoice, RunFlags {
   command: Command;
   target?: string;
-  json: boolean;
-  verbose: boolean;
   toolArgs: Record<string, unknown>;
   serverCommand: string[];
-  tokenStore: boolean;
   task: boolean;
   /** --trace FILE: the protocol messages as JSON Lines. */
   traceFile?: string;
@@ -42,12 +39,6 @@ export function parseArgs(argv: string[]): Options {
       case '--task':
         options.task = true;
         break;
-      case '--json':
-        options.json = true;
-        break;
-      case '--verbose':
-        options.verbose = true;
-        break;
       case '--trace':
         options.traceFile = value();
         break;
@@ -71,14 +62,11 @@ export function parseArgs(argv: string[]): Options {
         options.toolArgs = parsed as Record<string, unknown>;
         break;
       }
-      case '--no-token-store':
-        options.tokenStore = false;
-        break;
       case '-h':
       case '--help':
         throw new HelpRequested();
       default:
-        if (readServerOption(arg, value, options)) break;
+        if (readServerOption(arg, value, options) || readRunFlag(arg, options)) break;
         if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
         positional.push(arg);
     }

@@ -1,7 +1,7 @@
 // `mcp-host report`: the server quality report of one server, or of every server of a config file
 // (which then run together, so duplicate tool names across them are found). The servers run as
 // ServerConnections, as in the editor, so the report is gathered the same way in both.
-import { UsageError, eachArgument, readServerOption, splitAtDashDash, type ServerChoice } from './options';
+import { UsageError, eachArgument, readRunFlag, readServerOption, splitAtDashDash, type RunFlags, type ServerChoice } from './options';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatProblem, type ConfigSource, type InputDefinition, type ServerDefinition } from '../host/config';
@@ -27,11 +27,8 @@ Exit status: 0 reported (whatever the findings, unless --fail-on); 1 --fail-on m
 2 usage or config error; 3 a server could not be started (the others are still reported).`;
 
 
-interface ReportOptions extends ServerChoice {
-  json: boolean;
+interface ReportOptions extends ServerChoice, RunFlags {
   failOn?: Severity;
-  verbose: boolean;
-  tokenStore: boolean;
   serverCommand: string[];
 }
 
@@ -42,15 +39,6 @@ function parseReportArgs(argv: readonly string[]): ReportOptions | 'help' {
   const options: ReportOptions = { json: false, verbose: false, timeoutMs: 60_000, headers: {}, tokenStore: true, serverCommand };
   for (const { arg, value } of eachArgument(own)) {
     switch (arg) {
-      case '--json':
-        options.json = true;
-        break;
-      case '--verbose':
-        options.verbose = true;
-        break;
-      case '--no-token-store':
-        options.tokenStore = false;
-        break;
       case '--fail-on': {
         const v = value();
         if (!SEVERITIES.includes(v as Severity)) throw new UsageError(`--fail-on is error, warning or info, not ${JSON.stringify(v)}`);
@@ -61,7 +49,7 @@ function parseReportArgs(argv: readonly string[]): ReportOptions | 'help' {
       case '--help':
         return 'help';
       default:
-        if (readServerOption(arg, value, options)) break;
+        if (readServerOption(arg, value, options) || readRunFlag(arg, options)) break;
         throw new UsageError(arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument ${JSON.stringify(arg)} (put the server command after --)`);
     }
   }
