@@ -36,7 +36,6 @@ export async function runOnServer(
   redactor: Redactor,
   command: (client: McpClient, context: RunContext) => Promise<number>,
 ): Promise<number> {
-
   const label = `server '${target.label}'`;
   const spec = target.spec;
   let trace: TraceFile | undefined;
