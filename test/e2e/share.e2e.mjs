@@ -127,7 +127,7 @@ await scenario(
       });
     } else {
       // "Skipped: ..." is the line scripts/test-vscode.mjs counts and names; the refusal is checked instead.
-      console.log(`Skipped: the row saying "shared with chat" and VS Code's calls in the traffic view, on VS Code ${server.info.vscode} (no MCP definition provider API before 1.101; checked instead that Share with Chat says so)`);
+      console.log(`Skipped: the row saying "shared with chat" and VS Code's calls in the traffic view, on VS Code ${server.info.vscode} (no MCP definition provider API before 1.101, so checked instead that Share with Chat says so)`);
       await step('Share with Chat (On/Off) says sharing needs VS Code 1.101 or later; the row says nothing of sharing', async () => {
         await chooseFromContextMenu(page, everything(), 'Share with Chat (On/Off)');
         const messages = await showNotifications(page);
