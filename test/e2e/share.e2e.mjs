@@ -1,11 +1,14 @@
 // A person shares a running demo server with VS Code's chat from the server's context menu (Share
-// with Chat (On/Off)) and sees its row say so; on a VS Code without the definition provider API
-// (1.100) the same menu item says sharing needs 1.101 or later, and the row says nothing of sharing.
+// with Chat (On/Off)) and sees its row say so; VS Code's own MCP: List Servers then offers it, Start
+// Server connects VS Code to MCP Host's gateway, and the traffic view's "Who asked" filter shows
+// VS Code's calls (initialize's followers: logging/setLevel, prompts/list, tools/list) to the same
+// process. On a VS Code without the definition provider API (1.100) the same menu item says sharing
+// needs 1.101 or later, and the row says nothing of sharing.
 //
-// Not driven here: a call through the gateway. The gateway's token travels only in the definition's
-// headers given to VS Code (no test-visible way to read it, and none is added), and the chat agent
-// needs a language model this offline host lacks. test/integration/share.test.ts covers the calls
-// (VS Code's own MCP client through the gateway, recorded as VS Code's in the traffic).
+// Not driven here: a tool call by the chat agent (it needs a language model this offline host
+// lacks), and no call from the test itself (the gateway's token travels only in the definition's
+// headers given to VS Code; no test-visible way to read it is added). test/integration/share.test.ts
+// covers a tool call through VS Code's MCP layer (vscode.lm.invokeTool), recorded as VS Code's.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, openViewContainer, runCommand, showNotifications, treeItem } from '../../scripts/vscode-host/host.mjs';
