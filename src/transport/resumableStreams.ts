@@ -5,20 +5,9 @@
 // requests at once with STREAM_LOST_ERROR_CODE rather than leaving them to their timeout.
 
 import type { EventSourceMessage } from 'eventsource-parser';
-import {
-  HttpTransportError,
-  SseLimitError,
-  drain,
-  excerptText,
-  fetchWithAuth,
-  isEventStream,
-  isNetworkError,
-  manyListenerController,
-  readEventStream,
-  streamFailureText,
-  type ResolvedHttpOptions,
-  type SseSink,
-} from './httpShared';
+// Reading an event stream, and connecting one again:
+import { SseLimitError, excerptText, readEventStream, streamFailureText, type SseSink } from './httpShared';
+import { HttpTransportError, drain, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, type ResolvedHttpOptions } from './httpShared';
 import { oversizeNotice } from './framing';
 import { isResponseTo, type RequestId } from './streamableHttpMessages';
 import type { TransportWarning } from './transport';
