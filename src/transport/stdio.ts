@@ -3,14 +3,14 @@
  * newline-delimited JSON over its stdin/stdout, turns stderr into log lines, and shuts the
  * whole process tree down the way the MCP lifecycle describes (close stdin, SIGTERM, SIGKILL).
  * The parts: the options and timings (stdioOptions.ts), the stop and kill sequence
- * (stdioShutdown.ts), why a start failed (stdioStartError.ts); spawning, the message framing
- * hookup, sending and the exit details are here.
+ * (stdioShutdown.ts), why a start failed (stdioStartError.ts), the exit details (stdioExit.ts),
+ * the pipes' hookup to the framing (stdioPipes.ts); spawning, sending and closing are here.
  */
 import { TransportError } from './transport';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { errorMessage } from '../util/errorMessage';
 import { Emitter, HotEmitter, type Event } from '../util/event';
-import { LineDecoder, TextLineDecoder, encodeMessage } from './framing';
+import { encodeMessage } from './framing';
 import { buildChildEnv, planSpawn, type SpawnPlan } from './spawn-plan';
 import {
   DEFAULT_CLOSE_STDIN_GRACE_MS,
@@ -22,6 +22,7 @@ import {
   type StdioTransportOptions,
 } from './stdioOptions';
 import { ServerExitDetails } from './stdioExit';
+import { wirePipes } from './stdioPipes';
 import { newSendBatch, type SendBatch } from './stdioSendBatch';
 import { ProcessTreeKiller, forgetAtHostExit, killAtHostExit, scheduleEscalation, type ShutdownGraces } from './stdioShutdown';
 import { TransportStartError, errnoCode, isFile, startError } from './stdioStartError';
@@ -251,41 +252,26 @@ export class StdioTransport implements Transport {
   }
 
   private wireStreams(child: ChildProcessWithoutNullStreams): void {
-    const decoder = new LineDecoder({
+    wirePipes(child, {
       maxMessageBytes: this.options.maxMessageBytes,
-      limitHint: this.options.maxMessageBytesHint,
+      maxMessageBytesHint: this.options.maxMessageBytesHint,
       onMessage: (value) => this.messageEmitter.fire(value),
       onWarning: (warning) => this.warningEmitter.fire(warning),
-    });
-    child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
-    child.stdout.on('end', () => decoder.end());
-    child.stdout.on('error', (err) => {
-      this.details.noteLateError(err);
-    });
-    child.stdout.on('close', () => {
-      this.stdoutClosed = true;
-      this.maybeFinish();
-    });
-
-    const stderrLines = new TextLineDecoder({ onLine: (line) => this.onStderrLine(line) });
-    child.stderr.on('data', (chunk: Buffer) => stderrLines.push(chunk));
-    child.stderr.on('end', () => stderrLines.end());
-    child.stderr.on('error', (err) => {
-      this.details.noteLateError(err);
-    });
-    child.stderr.on('close', () => {
-      this.stderrClosed = true;
-      this.maybeFinish();
-    });
-
-    // EPIPE / ECONNRESET when the server has gone or closed its stdin. Without this
-    // listener the error would be thrown as an uncaught exception.
-    child.stdin.on('error', (err) => {
-      this.stdinError ??= err;
-      this.rejectQueueWhenGone(err);
-    });
-    child.stdin.on('close', () => {
-      this.rejectQueueWhenGone(this.stdinError);
+      onStderrLine: (line) => this.onStderrLine(line),
+      onOutputError: (err) => this.details.noteLateError(err),
+      onStdoutClosed: () => {
+        this.stdoutClosed = true;
+        this.maybeFinish();
+      },
+      onStderrClosed: () => {
+        this.stderrClosed = true;
+        this.maybeFinish();
+      },
+      onStdinError: (err) => {
+        this.stdinError ??= err;
+        this.rejectQueueWhenGone(err);
+      },
+      onStdinClosed: () => this.rejectQueueWhenGone(this.stdinError),
     });
   }
 
