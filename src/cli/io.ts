@@ -17,3 +17,8 @@ export interface CliIo {
   /** Called with a handler to run on Ctrl-C / SIGTERM (the server runs in its own process group). */
   onInterrupt?: (handler: () => void) => void;
 }
+
+/** A result on stdout: the protocol result as JSON with --json, else `readable()`. */
+export function printResult(io: CliIo, json: boolean, result: unknown, readable: () => string): void {
+  io.stdout(json ? `${JSON.stringify(result, null, 2)}\n` : readable());
+}

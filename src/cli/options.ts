@@ -66,6 +66,30 @@ export function readServerOption(arg: string, value: () => string, options: Serv
   }
 }
 
+/** The flags of the commands that talk to one server and print what it says (list, call, read, prompt, report). */
+export interface RunFlags {
+  json: boolean;
+  verbose: boolean;
+  tokenStore: boolean;
+}
+
+/** Reads --json, --verbose or --no-token-store into `options`; false for any other argument. */
+export function readRunFlag(arg: string, options: RunFlags): boolean {
+  switch (arg) {
+    case '--json':
+      options.json = true;
+      return true;
+    case '--verbose':
+      options.verbose = true;
+      return true;
+    case '--no-token-store':
+      options.tokenStore = false;
+      return true;
+    default:
+      return false;
+  }
+}
+
 /** A command line split at `--`: our own arguments, and the server command after it. */
 export function splitAtDashDash(argv: readonly string[]): { own: readonly string[]; serverCommand: string[] } {
   const dashDash = argv.indexOf('--');

@@ -1,19 +1,19 @@
 // `mcp-host report`: the server quality report of one server, or of every server of a config file
 // (which then run together, so duplicate tool names across them are found). The servers run as
 // ServerConnections, as in the editor, so the report is gathered the same way in both.
-import * as fs from 'node:fs';
-import { UsageError, eachArgument, readServerOption, splitAtDashDash, type ServerChoice } from './options';
+import { UsageError, eachArgument, readRunFlag, readServerOption, splitAtDashDash, type RunFlags, type ServerChoice } from './options';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseConfigText, formatProblem, type ConfigSource, type InputDefinition, type ServerDefinition } from '../host/config';
+import { formatProblem, type ConfigSource, type InputDefinition, type ServerDefinition } from '../host/config';
 import { ServerConnection, serverId, type ConnectionEnvironment } from '../host/serverConnection';
 import { formatReportsMarkdown, reportOnServer, type ServerReport, type Severity, type UnreportedServer } from '../host/report';
-import type { Logger } from '../util/logger';
-import { errorMessage } from '../util/errorMessage';
 import { VERSION } from '../version';
 import { cliAuthorization } from './auth';
 import { ExitCode, type CliIo } from './io';
 import { serverNameFromCommand } from './names';
+import { readConfigFile } from './configFile';
+import { oneLine } from './failure';
+import { serverLogger } from './serverLog';
 
 export const REPORT_USAGE = `Usage: mcp-host report [--json] [--fail-on error|warning|info] ( -- CMD [ARGS...] | --config FILE [--server NAME] | --url URL )
   The server quality report as Markdown (--json: the report as JSON): tool count and the tokens
@@ -27,11 +27,8 @@ Exit status: 0 reported (whatever the findings, unless --fail-on); 1 --fail-on m
 2 usage or config error; 3 a server could not be started (the others are still reported).`;
 
 
-interface ReportOptions extends ServerChoice {
-  json: boolean;
+interface ReportOptions extends ServerChoice, RunFlags {
   failOn?: Severity;
-  verbose: boolean;
-  tokenStore: boolean;
   serverCommand: string[];
 }
 
@@ -42,15 +39,6 @@ function parseReportArgs(argv: readonly string[]): ReportOptions | 'help' {
   const options: ReportOptions = { json: false, verbose: false, timeoutMs: 60_000, headers: {}, tokenStore: true, serverCommand };
   for (const { arg, value } of eachArgument(own)) {
     switch (arg) {
-      case '--json':
-        options.json = true;
-        break;
-      case '--verbose':
-        options.verbose = true;
-        break;
-      case '--no-token-store':
-        options.tokenStore = false;
-        break;
       case '--fail-on': {
         const v = value();
         if (!SEVERITIES.includes(v as Severity)) throw new UsageError(`--fail-on is error, warning or info, not ${JSON.stringify(v)}`);
@@ -61,7 +49,7 @@ function parseReportArgs(argv: readonly string[]): ReportOptions | 'help' {
       case '--help':
         return 'help';
       default:
-        if (readServerOption(arg, value, options)) break;
+        if (readServerOption(arg, value, options) || readRunFlag(arg, options)) break;
         throw new UsageError(arg.startsWith('-') ? `unknown option ${arg}` : `unexpected argument ${JSON.stringify(arg)} (put the server command after --)`);
     }
   }
@@ -97,15 +85,7 @@ function targetsOf(options: ReportOptions, io: CliIo): Targets {
     const name = new URL(options.url).host;
     return { servers: [{ type: options.transport ?? 'http', name, url: options.url, headers: options.headers, source: commandLineSource(io), protocolEra: options.era }], inputs: [], unreported: [] };
   }
-  const absolute = path.resolve(io.cwd, options.configFile!);
-  let text: string;
-  try {
-    text = fs.readFileSync(absolute, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read config file ${absolute}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
-  }
-  // As `mcp-host list --config` reads it: a .vscode/mcp.json belongs to the folder above .vscode.
-  const parsed = parseConfigText(text, { file: absolute, kind: 'import', workspaceFolder: path.dirname(path.dirname(absolute)) });
+  const { absolute, parsed } = readConfigFile(options.configFile!, io);
   const adjusted = parsed.servers.map((def): ServerDefinition => {
     const era = options.era ?? def.protocolEra;
     return def.type === 'stdio' ? { ...def, protocolEra: era } : { ...def, type: options.transport ?? def.type, headers: { ...def.headers, ...options.headers }, protocolEra: era };
@@ -126,19 +106,12 @@ function targetsOf(options: ReportOptions, io: CliIo): Targets {
   return { servers: adjusted, inputs: parsed.inputs, unreported };
 }
 
-const silentLogger: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-
-function stderrLogger(name: string, io: CliIo): Logger {
-  const line = (text: string) => io.stderr(`[${name}] ${text}\n`);
-  return { trace() {}, debug() {}, info: line, warn: line, error: line };
-}
-
 /** A connection for the CLI: no restarts (each server starts once), roots = the folder of the run. */
 function cliConnection(def: ServerDefinition, inputs: readonly InputDefinition[], options: ReportOptions, io: CliIo): ServerConnection {
   const rootDir = def.type === 'stdio' ? (def.source.workspaceFolder ?? io.cwd) : io.cwd;
   const env: ConnectionEnvironment = {
     clientInfo: { name: 'mcp-host-cli', version: VERSION },
-    logger: options.verbose ? stderrLogger(def.name, io) : silentLogger,
+    logger: serverLogger(def.name, options.verbose, io),
     traceEnabled: () => false,
     requestTimeoutMs: () => options.timeoutMs,
     serverLogLevel: () => undefined,
@@ -160,10 +133,6 @@ function notRunningReason(connection: ServerConnection): string {
   if (state.kind === 'error') return state.message;
   if (state.kind === 'stopped' && state.reason) return state.reason;
   return `it is ${state.kind}`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' | ');
 }
 
 function meetsFailOn(reports: readonly ServerReport[], failOn: Severity | undefined): boolean {

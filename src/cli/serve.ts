@@ -4,15 +4,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseConfigText, formatProblem, type InputDefinition, type ServerDefinition } from '../host/config';
+import { formatProblem, type InputDefinition, type ServerDefinition } from '../host/config';
 import { ServerConnection, serverId, type ConnectionEnvironment } from '../host/serverConnection';
 import { Gateway, newGatewayToken } from '../host/gateway/gateway';
-import type { Logger } from '../util/logger';
 import { errorMessage } from '../util/errorMessage';
 import { VERSION } from '../version';
 import { cliAuthorization } from './auth';
 import { ExitCode, type CliIo } from './io';
 import { UsageError, eachArgument } from './options';
+import { readConfigFile } from './configFile';
+import { serverLogger } from './serverLog';
 
 export const SERVE_USAGE = `Usage: mcp-host serve --config FILE [--server NAME]... [--port N] [--token T | --token-file F] [--verbose]
   Starts the servers of FILE (every one, or each --server NAME) and shares them over Streamable HTTP
@@ -83,14 +84,7 @@ function parseServeArgs(argv: readonly string[]): ServeOptions | 'help' {
 }
 
 function loadServers(options: ServeOptions, io: CliIo): { servers: ServerDefinition[]; inputs: readonly InputDefinition[] } {
-  const absolute = path.resolve(io.cwd, options.configFile!);
-  let text: string;
-  try {
-    text = fs.readFileSync(absolute, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read config file ${absolute}: ${(err as NodeJS.ErrnoException).code ?? errorMessage(err)}`);
-  }
-  const parsed = parseConfigText(text, { file: absolute, kind: 'import', workspaceFolder: path.dirname(path.dirname(absolute)) });
+  const { absolute, parsed } = readConfigFile(options.configFile!, io);
   if (options.servers.length === 0) {
     if (parsed.servers.length === 0) throw new UsageError(`${absolute} defines no servers`);
     return { servers: parsed.servers, inputs: parsed.inputs };
@@ -118,13 +112,6 @@ function resolveToken(options: ServeOptions): { token: string; writtenTo?: strin
   return { token, writtenTo: file };
 }
 
-const silentLogger: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-
-function stderrLogger(name: string, io: CliIo): Logger {
-  const line = (text: string) => io.stderr(`[${name}] ${text}\n`);
-  return { trace() {}, debug() {}, info: line, warn: line, error: line };
-}
-
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
   let options: ServeOptions;
   let loaded: { servers: ServerDefinition[]; inputs: readonly InputDefinition[] };
@@ -149,7 +136,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     const roots = () => [{ uri: pathToFileURL(rootDir).href, name: path.basename(rootDir) }];
     const env: ConnectionEnvironment = {
       clientInfo: { name: 'mcp-host-serve', version: VERSION },
-      logger: options.verbose ? stderrLogger(def.name, io) : silentLogger,
+      logger: serverLogger(def.name, options.verbose, io),
       traceEnabled: () => false,
       requestTimeoutMs: () => options.timeoutMs,
       serverLogLevel: () => undefined,

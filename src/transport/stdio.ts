@@ -2,96 +2,42 @@
  * The stdio transport: runs an MCP server as a child process (no shell), exchanges
  * newline-delimited JSON over its stdin/stdout, turns stderr into log lines, and shuts the
  * whole process tree down the way the MCP lifecycle describes (close stdin, SIGTERM, SIGKILL).
+ * The parts: the options and timings (stdioOptions.ts), the stop and kill sequence
+ * (stdioShutdown.ts), why a start failed (stdioStartError.ts), the exit details (stdioExit.ts),
+ * the pipes' hookup to the framing (stdioPipes.ts); spawning, sending and closing are here.
  */
 import { TransportError } from './transport';
-
-export { TransportError };
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { errorMessage } from '../util/errorMessage';
 import { Emitter, HotEmitter, type Event } from '../util/event';
-import { LineDecoder, TextLineDecoder, encodeMessage } from './framing';
-import { canFindDescendants, findDescendants, signalIfSame, type FoundProcess } from './processTree';
-import { buildChildEnv, getEnv, planSpawn, type EnvOverrides, type SpawnPlan } from './spawn-plan';
+import { encodeMessage } from './framing';
+import { buildChildEnv, planSpawn, type SpawnPlan } from './spawn-plan';
+import {
+  DEFAULT_CLOSE_STDIN_GRACE_MS,
+  DEFAULT_SIGTERM_GRACE_MS,
+  DEFAULT_STDERR_TAIL_LINES,
+  EXIT_DETAILS_WAIT_MS,
+  STDIO_DRAIN_TIMEOUT_MS,
+  nonNegative,
+  type StdioTransportOptions,
+} from './stdioOptions';
+import { ServerExitDetails } from './stdioExit';
+import { wirePipes } from './stdioPipes';
+import { newSendBatch, type SendBatch } from './stdioSendBatch';
+import { ProcessTreeKiller, forgetAtHostExit, killAtHostExit, scheduleEscalation, type ShutdownGraces } from './stdioShutdown';
+import { TransportStartError, errnoCode, isFile, startError } from './stdioStartError';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
 
-export interface StdioShutdownOptions {
-  /** After closing stdin, how long the server may take to exit by itself. Default 1000. */
-  readonly closeStdinGraceMs?: number;
-  /** After SIGTERM, how long before SIGKILL. Default 1500. */
-  readonly sigtermGraceMs?: number;
-}
-
-export interface StdioTransportOptions {
-  /** Program to run: a name looked up on PATH, or a path (relative paths are relative to `cwd`). */
-  readonly command: string;
-  readonly args?: readonly string[];
-  /** Added to this process's environment; `null` removes a variable, `undefined` is ignored. */
-  readonly env?: EnvOverrides;
-  readonly cwd?: string;
-  /** Longest accepted incoming message in bytes (default 64 MiB). */
-  readonly maxMessageBytes?: number;
-  /** Shown in the oversize warning: how the user raises the limit (e.g. the setting name). */
-  readonly maxMessageBytesHint?: string;
-  /** How many stderr lines TransportCloseInfo.stderrTail keeps (default 20). */
-  readonly stderrTailLines?: number;
-  readonly shutdown?: StdioShutdownOptions;
-  /** Names the server in errors (e.g. the configured server name). */
-  readonly label?: string;
-}
-
-/**
- * The whole sequence (stdin closed, SIGTERM, SIGKILL at 2.5 s) must end well inside the 5 s
- * VS Code gives deactivate(); ServerRegistry.shutdown() forces what is left at 3.5 s.
- */
-export const DEFAULT_CLOSE_STDIN_GRACE_MS = 1000;
-export const DEFAULT_SIGTERM_GRACE_MS = 1500;
-export const DEFAULT_STDERR_TAIL_LINES = 20;
-/**
- * After the server exits, how long its stdout/stderr may stay open (a leftover process that
- * escaped the process group may hold them) before they are destroyed and the close completes.
- */
-export const STDIO_DRAIN_TIMEOUT_MS = 2000;
-/**
- * A write that failed because the server went away waits this long for its exit and the end of
- * its stderr, so the error names the exit code and what it said (stdout or stdin may close
- * before the exit event arrives and before stderr is read to its end).
- */
-export const EXIT_DETAILS_WAIT_MS = 500;
-
-/** start() failed: the process could not be spawned. */
-export class TransportStartError extends TransportError {
-  readonly command: string;
-  constructor(message: string, code: string, command: string, options?: { cause?: unknown; label?: string }) {
-    super(message, code, options);
-    this.name = 'TransportStartError';
-    this.command = command;
-  }
-}
-
-/**
- * The messages sent in one tick, written together. Every send() of the batch returns the
- * batch's promise: it resolves when the write completes, or rejects when it fails, for all of
- * them alike (they share one write anyway). One promise per batch rather than per message keeps
- * a busy connection from allocating a promise, its resolvers and a queue entry per message.
- */
-interface SendBatch {
-  data: string;
-  readonly promise: Promise<void>;
-  readonly resolve: () => void;
-  readonly reject: (err: Error) => void;
-}
-
-function newSendBatch(): SendBatch {
-  let resolve!: () => void;
-  let reject!: (err: Error) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { data: '', promise, resolve, reject };
-}
+export { TransportError, TransportStartError };
+export {
+  DEFAULT_CLOSE_STDIN_GRACE_MS,
+  DEFAULT_SIGTERM_GRACE_MS,
+  DEFAULT_STDERR_TAIL_LINES,
+  EXIT_DETAILS_WAIT_MS,
+  STDIO_DRAIN_TIMEOUT_MS,
+  type StdioShutdownOptions,
+  type StdioTransportOptions,
+} from './stdioOptions';
 
 type Phase = 'new' | 'starting' | 'running' | 'done';
 
@@ -109,9 +55,7 @@ export class StdioTransport implements Transport {
   readonly onLog: Event<string> = this.logEmitter.event;
 
   private readonly options: StdioTransportOptions;
-  private readonly closeStdinGraceMs: number;
-  private readonly sigtermGraceMs: number;
-  private readonly tailSize: number;
+  private readonly graces: ShutdownGraces;
 
   private phase: Phase = 'new';
   private child: ChildProcessWithoutNullStreams | undefined;
@@ -125,16 +69,12 @@ export class StdioTransport implements Transport {
   private exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
   /** Set once the process has exited: whether close() had been called by then. */
   private expectedExit = false;
-  /** What we last did to make it exit, for the close reason. */
-  private escalation: string | undefined;
   private stdoutClosed = false;
   private stderrClosed = false;
-  private lateError: Error | undefined;
   private stdinError: Error | undefined;
   private readonly timers = new Set<NodeJS.Timeout>();
-  /** The server's descendants found while stopping it (Linux), signalled with it. */
-  private readonly descendants = new Map<number, FoundProcess>();
-  private readonly stderrTail: string[] = [];
+  private killer: ProcessTreeKiller | undefined;
+  private readonly details: ServerExitDetails;
 
   /** Batches not yet written, oldest first; `openBatch`, if any, is the last and still filling. */
   private readonly queue: SendBatch[] = [];
@@ -157,9 +97,11 @@ export class StdioTransport implements Transport {
       throw new TypeError('StdioTransport: command must be a non-empty string');
     }
     this.options = options;
-    this.closeStdinGraceMs = nonNegative(options.shutdown?.closeStdinGraceMs, DEFAULT_CLOSE_STDIN_GRACE_MS);
-    this.sigtermGraceMs = nonNegative(options.shutdown?.sigtermGraceMs, DEFAULT_SIGTERM_GRACE_MS);
-    this.tailSize = nonNegative(options.stderrTailLines, DEFAULT_STDERR_TAIL_LINES);
+    this.graces = {
+      closeStdinGraceMs: nonNegative(options.shutdown?.closeStdinGraceMs, DEFAULT_CLOSE_STDIN_GRACE_MS),
+      sigtermGraceMs: nonNegative(options.shutdown?.sigtermGraceMs, DEFAULT_SIGTERM_GRACE_MS),
+    };
+    this.details = new ServerExitDetails(nonNegative(options.stderrTailLines, DEFAULT_STDERR_TAIL_LINES));
   }
 
   /** True once no more messages can be sent: close() was called, or the process is gone. */
@@ -282,6 +224,7 @@ export class StdioTransport implements Transport {
       return;
     }
     this.child = child;
+    this.killer = new ProcessTreeKiller(child, () => this.exit !== undefined);
     this.wireStreams(child);
 
     child.once('spawn', () => {
@@ -294,8 +237,7 @@ export class StdioTransport implements Transport {
       }
       this.phase = 'running';
       this.started = true;
-      liveTransports.add(this);
-      installExitHook();
+      killAtHostExit(this);
       resolve();
     });
     child.on('error', (err) => {
@@ -304,106 +246,43 @@ export class StdioTransport implements Transport {
         return;
       }
       // After spawn (e.g. a signal could not be delivered): reported with the close.
-      this.lateError ??= err;
+      this.details.noteLateError(err);
     });
     child.once('exit', (code, signal) => this.onExit(code, signal));
   }
 
   private wireStreams(child: ChildProcessWithoutNullStreams): void {
-    const decoder = new LineDecoder({
+    wirePipes(child, {
       maxMessageBytes: this.options.maxMessageBytes,
-      limitHint: this.options.maxMessageBytesHint,
+      maxMessageBytesHint: this.options.maxMessageBytesHint,
       onMessage: (value) => this.messageEmitter.fire(value),
       onWarning: (warning) => this.warningEmitter.fire(warning),
-    });
-    child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
-    child.stdout.on('end', () => decoder.end());
-    child.stdout.on('error', (err) => {
-      this.lateError ??= err;
-    });
-    child.stdout.on('close', () => {
-      this.stdoutClosed = true;
-      this.maybeFinish();
-    });
-
-    const stderrLines = new TextLineDecoder({ onLine: (line) => this.onStderrLine(line) });
-    child.stderr.on('data', (chunk: Buffer) => stderrLines.push(chunk));
-    child.stderr.on('end', () => stderrLines.end());
-    child.stderr.on('error', (err) => {
-      this.lateError ??= err;
-    });
-    child.stderr.on('close', () => {
-      this.stderrClosed = true;
-      this.maybeFinish();
-    });
-
-    // EPIPE / ECONNRESET when the server has gone or closed its stdin. Without this
-    // listener the error would be thrown as an uncaught exception.
-    child.stdin.on('error', (err) => {
-      this.stdinError ??= err;
-      this.rejectQueueWhenGone(err);
-    });
-    child.stdin.on('close', () => {
-      this.rejectQueueWhenGone(this.stdinError);
+      onStderrLine: (line) => this.onStderrLine(line),
+      onOutputError: (err) => this.details.noteLateError(err),
+      onStdoutClosed: () => {
+        this.stdoutClosed = true;
+        this.maybeFinish();
+      },
+      onStderrClosed: () => {
+        this.stderrClosed = true;
+        this.maybeFinish();
+      },
+      onStdinError: (err) => {
+        this.stdinError ??= err;
+        this.rejectQueueWhenGone(err);
+      },
+      onStdinClosed: () => this.rejectQueueWhenGone(this.stdinError),
     });
   }
 
   private onStderrLine(line: string): void {
-    if (line.trim() !== '' && this.tailSize > 0) {
-      this.stderrTail.push(line);
-      if (this.stderrTail.length > this.tailSize) this.stderrTail.shift();
-    }
+    this.details.noteStderrLine(line);
     this.logEmitter.fire(line);
   }
 
   private startError(err: unknown): TransportStartError {
     const opts = this.options;
-    const code = errnoCode(err) ?? 'EUNKNOWN';
-    const command = opts.command;
-    const pathValue = getEnv(this.childEnv, 'PATH') ?? '';
-    let message: string;
-    if (code === 'ENOENT') {
-      const found = this.findExecutable(command);
-      if (opts.cwd !== undefined && !isDirectory(opts.cwd)) {
-        message = `working directory does not exist: ${opts.cwd} (while starting ${command})`;
-      } else if (found && !isWindows) {
-        message =
-          `cannot run ${command} (${found}): its interpreter was not found. ` +
-          'Check the "#!" line at the top of the file, or run it through its interpreter (e.g. command "node" with the script as an argument).';
-      } else if (hasDirPart(command)) {
-        message = `command not found: ${command} (no such file: ${path.resolve(opts.cwd ?? process.cwd(), command)})`;
-      } else {
-        message = `command not found: ${command} (searched PATH: ${pathValue || '(empty)'})`;
-      }
-    } else if (code === 'EACCES' || code === 'EPERM') {
-      const found = this.findExecutable(command);
-      message =
-        `permission denied: cannot execute ${command}${found && found !== command ? ` (${found})` : ''}. ` +
-        'Make sure it is an executable file (chmod +x) and not a directory.';
-    } else if (code === 'ENOTDIR') {
-      message = `cannot start ${command}: a path component is not a directory${opts.cwd !== undefined ? ` (working directory: ${opts.cwd})` : ''}`;
-    } else {
-      message = `could not start ${command}: ${errorMessage(err)}`;
-    }
-    if (opts.label) message = `${opts.label}: ${message}`;
-    return new TransportStartError(message, code, command, { cause: err, label: opts.label });
-  }
-
-  /** Where the command would be found, for error messages (POSIX lookup; Windows plan). */
-  private findExecutable(command: string): string | undefined {
-    if (this.plan?.resolved) return this.plan.resolved;
-    const base = this.options.cwd ?? process.cwd();
-    if (hasDirPart(command)) {
-      const full = path.resolve(base, command);
-      return isFile(full) ? full : undefined;
-    }
-    const pathValue = getEnv(this.childEnv, 'PATH') ?? '';
-    for (const dir of pathValue.split(path.delimiter)) {
-      if (dir === '') continue;
-      const full = path.resolve(base, dir, command);
-      if (isFile(full)) return full;
-    }
-    return undefined;
+    return startError(err, { command: opts.command, cwd: opts.cwd, label: opts.label, childEnv: this.childEnv, plan: this.plan });
   }
 
   // --- send --------------------------------------------------------------------
@@ -471,18 +350,11 @@ export class StdioTransport implements Transport {
     const code = errnoCode(cause) ?? 'ECLOSED';
     const why =
       this.exit !== undefined
-        ? `the server ${this.describeExit(this.exit.code, this.exit.signal)}${this.lastStderrNote()}`
+        ? `the server ${this.details.describeExit(this.exit)}${this.details.lastStderrNote()}`
         : code === 'EPIPE' || code === 'ECONNRESET'
           ? 'the server closed its input (or exited)'
           : 'the transport is closed';
     return new TransportError(`Cannot send to ${this.name()}: ${why}`, code, { cause, label: this.options.label });
-  }
-
-  /** The server's last stderr line, cut short, for an error about its exit. */
-  private lastStderrNote(): string {
-    const last = this.stderrTail.at(-1)?.trim();
-    if (!last) return '';
-    return `; its last stderr line: ${last.length > 300 ? `${last.slice(0, 300)}…` : last}`;
   }
 
   // --- shutdown ----------------------------------------------------------------
@@ -500,19 +372,9 @@ export class StdioTransport implements Transport {
       }
     }
     if (!child.stdin.destroyed) child.stdin.end();
-    this.later(this.closeStdinGraceMs, () => {
-      if (isWindows) {
-        // No SIGTERM on Windows: terminate the tree.
-        this.escalation = `it did not exit within ${this.closeStdinGraceMs} ms of its input closing, so its process tree was terminated`;
-        this.killTree('SIGKILL');
-        return;
-      }
-      this.escalation = `it did not exit within ${this.closeStdinGraceMs} ms of its input closing, so SIGTERM was sent`;
-      this.killTree('SIGTERM');
-      this.later(this.sigtermGraceMs, () => {
-        this.escalation = `it did not exit within ${this.sigtermGraceMs} ms of SIGTERM, so SIGKILL was sent`;
-        this.killTree('SIGKILL');
-      });
+    scheduleEscalation(this.graces, (ms, fn) => this.later(ms, fn), (signal, why) => {
+      this.details.escalation = why;
+      this.killTree(signal);
     });
   }
 
@@ -523,7 +385,7 @@ export class StdioTransport implements Transport {
     this.clearTimers();
     const child = this.child!;
     if (this.exit === undefined) {
-      this.escalation = 'forced close';
+      this.details.escalation = 'forced close';
       child.stdin.destroy();
       this.killTree('SIGKILL');
     } else {
@@ -534,46 +396,12 @@ export class StdioTransport implements Transport {
 
   /** Signals the server's process group (POSIX) or terminates its process tree (Windows). */
   private killTree(signal: 'SIGTERM' | 'SIGKILL'): void {
-    const child = this.child;
-    const pid = child?.pid;
-    if (!child || pid === undefined) return;
-    if (isWindows) {
-      killWindowsTree(pid, child);
-      return;
-    }
-    this.rememberDescendants();
-    try {
-      process.kill(-pid, signal);
-    } catch (err) {
-      // ESRCH: no such group (the server may have moved itself out of it); EPERM: not ours.
-      // Signal the process itself while it still runs.
-      if (this.exit === undefined) {
-        try {
-          child.kill(signal);
-        } catch {
-          // It exited meanwhile.
-        }
-      } else if (errnoCode(err) !== 'ESRCH') {
-        this.lateError ??= err instanceof Error ? err : new Error(String(err));
-      }
-    }
-    this.signalDescendants(signal);
+    const error = this.killer?.kill(signal);
+    if (error) this.details.noteLateError(error);
   }
 
-  /**
-   * Adds the server's current descendants (Linux, /proc) to those to stop with it: a child that
-   * called setsid() is in a group of its own and a group signal misses it.
-   */
   private rememberDescendants(): void {
-    const pid = this.child?.pid;
-    if (!canFindDescendants || pid === undefined || this.exit !== undefined) return;
-    for (const found of findDescendants(pid)) this.descendants.set(found.pid, found);
-  }
-
-  private signalDescendants(signal: NodeJS.Signals): void {
-    for (const found of this.descendants.values()) {
-      if (!signalIfSame(found, signal)) this.descendants.delete(found.pid);
-    }
+    this.killer?.rememberDescendants();
   }
 
   private onExit(code: number | null, signal: NodeJS.Signals | null): void {
@@ -581,21 +409,8 @@ export class StdioTransport implements Transport {
     this.exit = { code, signal };
     this.expectedExit = this.closeRequested;
     this.clearTimers();
-    // The server is gone; whatever is left in its process group are orphans we started.
-    if (!isWindows) {
-      const pid = this.child?.pid;
-      if (pid !== undefined) {
-        try {
-          process.kill(-pid, 'SIGKILL');
-        } catch {
-          // ESRCH: the group is already empty.
-        }
-      }
-      // Descendants found during Stop that left the group (setsid) go with it too.
-      this.signalDescendants('SIGKILL');
-      this.descendants.clear();
-    }
-    liveTransports.delete(this);
+    this.killer?.killOrphans();
+    forgetAtHostExit(this);
     this.rejectQueueWhenGone(this.stdinError);
     // stdout may still hold messages; they are delivered before onClose. Do not wait forever
     // if something outside the group keeps the pipes open.
@@ -610,31 +425,14 @@ export class StdioTransport implements Transport {
     if (this.phase === 'done' || this.exit === undefined || !this.stdoutClosed || !this.stderrClosed) return;
     this.phase = 'done';
     this.clearTimers();
-    liveTransports.delete(this);
+    forgetAtHostExit(this);
     this.child?.stdin.destroy();
     this.rejectQueue(this.stdinClosedError(this.stdinError));
     if (this.started) {
-      const { code, signal } = this.exit;
-      const error = this.lateError;
-      const info: TransportCloseInfo = {
-        reason: this.describeExit(code, signal),
-        expected: this.expectedExit,
-        exitCode: code,
-        signal,
-        stderrTail: [...this.stderrTail],
-        ...(error ? { error } : {}),
-      };
-      this.closeEmitter.fire(info);
+      this.closeEmitter.fire(this.details.closeInfo(this.exit, this.expectedExit));
     }
     this.resolveDone();
     this.disposeEmitters();
-  }
-
-  private describeExit(code: number | null, signal: NodeJS.Signals | null): string {
-    let text = signal ? `killed by ${signal}` : code !== null ? `exited with code ${code}` : 'exited';
-    if (this.escalation) text += ` (${this.escalation})`;
-    if (this.lateError) text += `; ${errorMessage(this.lateError)}`;
-    return text;
   }
 
   private later(ms: number, fn: () => void): void {
@@ -669,76 +467,6 @@ export class StdioTransport implements Transport {
 
   /** Synchronous last resort when this Node process exits with servers still running. */
   killNowForHostExit(): void {
-    const pid = this.child?.pid;
-    if (pid === undefined || this.exit !== undefined) return;
-    try {
-      if (isWindows) {
-        spawnSync('taskkill', ['/T', '/F', '/PID', String(pid)], { windowsHide: true, stdio: 'ignore' });
-      } else {
-        const descendants = findDescendants(pid);
-        for (const found of descendants) signalIfSame(found, 'SIGKILL');
-        process.kill(-pid, 'SIGKILL');
-      }
-    } catch {
-      // Nothing more can be done while exiting.
-    }
-  }
-}
-
-// --- helpers -----------------------------------------------------------------------
-
-/** Transports with a running process; killed synchronously if this process exits first. */
-const liveTransports = new Set<StdioTransport>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const t of liveTransports) t.killNowForHostExit();
-  });
-}
-
-function killWindowsTree(pid: number, child: ChildProcessWithoutNullStreams): void {
-  const killer = spawn('taskkill', ['/T', '/F', '/PID', String(pid)], { windowsHide: true, stdio: 'ignore' });
-  killer.on('error', () => {
-    try {
-      child.kill('SIGKILL');
-    } catch {
-      // Already gone.
-    }
-  });
-}
-
-function nonNegative(value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 0) throw new RangeError(`expected a non-negative number, got ${value}`);
-  return value;
-}
-
-function errnoCode(err: unknown): string | undefined {
-  if (err && typeof err === 'object' && 'code' in err && typeof (err as { code: unknown }).code === 'string') {
-    return (err as { code: string }).code;
-  }
-  return undefined;
-}
-
-function hasDirPart(command: string): boolean {
-  return command.includes('/') || (isWindows && command.includes('\\'));
-}
-
-function isFile(p: string): boolean {
-  try {
-    return fs.statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
-
-function isDirectory(p: string): boolean {
-  try {
-    return fs.statSync(p).isDirectory();
-  } catch {
-    return false;
+    this.killer?.killNowForHostExit();
   }
 }

@@ -13,34 +13,15 @@ import { missingVariableIn } from '../../src/host/doctor/handshake';
 import { testEnvironment } from '../helpers/host';
 import { startEverythingHttp } from '../helpers/http';
 import { FIXTURES_DIR, REPO_ROOT, fixture } from '../helpers/paths';
+import { CLI, runCli, type CliRun } from '../helpers/cli';
 
-const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const node = process.execPath;
 const source: ConfigSource = { file: path.join(FIXTURES_DIR, 'mcp.json'), kind: 'workspace', workspaceFolder: FIXTURES_DIR };
 const quirk = (name: string) => fixture(path.join('quirks', name));
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-quirks-'));
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The built CLI, without blocking this process (an HTTP server started here keeps answering). */
-function cli(args: string[]): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn(node, [CLI, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[]): Promise<CliRun> => runCli(args);
 
 function stdioDefinition(name: string, command: string, args: string[]): ServerDefinition {
   return { type: 'stdio', name, command, args, env: {}, source };
@@ -234,7 +215,7 @@ describe('#23 the doctor', () => {
         assert.equal(checkOf(report, 'handshake').status, 'pass');
       }
       const wrongPath = doctorJson(await cli(['doctor', '--json', '--url', `${server.base}/nothing`]));
-      assert.match(checkOf(wrongPath, 'auth').detail, /Nothing answers at \/nothing \(404/, 'a wrong path still fails');
+      assert.match(checkOf(wrongPath, 'auth').detail, /Nothing answers at http:\/\/127\.0\.0\.1:\d+\/nothing \(404/, 'a wrong path still fails');
     } finally {
       await server.stop();
     }

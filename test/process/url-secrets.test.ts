@@ -5,42 +5,22 @@
 // Real processes: dist/cli.js against a small Streamable HTTP server in this process.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { REPO_ROOT } from '../helpers/paths';
+import { runCli, type CliRun } from '../helpers/cli';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { testEnvironment } from '../helpers/host';
 
-const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const VALUE = 'Zq7xW';
 const QUERY_VALUE = 'Kv3pL';
 
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** Runs the built CLI without blocking this process (the HTTP server below must keep answering). */
-function cli(args: string[], cwd: string): Promise<CliRun> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, MCP_HOST_TEST_K: VALUE, MCP_HOST_TEST_Q: QUERY_VALUE }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const cli = (args: string[], cwd: string): Promise<CliRun> =>
+  runCli(args, { cwd, env: { ...process.env, MCP_HOST_TEST_K: VALUE, MCP_HOST_TEST_Q: QUERY_VALUE } });
 
 /** A minimal Streamable HTTP server (JSON answers) at /<VALUE>/mcp; anything else is 404. */
 function startServer(seen: string[]): Promise<http.Server> {

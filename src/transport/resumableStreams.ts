@@ -1,0 +1,336 @@
+// The SSE streams of the Streamable HTTP transport: a POST's answer stream and the GET stream the
+// server sends on by itself. Each is read, and resumed with Last-Event-ID after a break, as long
+// as it owes answers (POST) or the transport is open (GET), waiting the server's `retry:` or a
+// doubling delay until the attempts run out; a POST stream that cannot be resumed fails its
+// requests at once with STREAM_LOST_ERROR_CODE rather than leaving them to their timeout.
+
+import type { EventSourceMessage } from 'eventsource-parser';
+// Reading an event stream, and connecting one again:
+import { SseLimitError, excerptText, readEventStream, streamFailureText, type SseSink } from './httpShared';
+import { HttpTransportError, drain, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, type ResolvedHttpOptions } from './httpShared';
+import { oversizeNotice } from './framing';
+import { isResponseTo, type RequestId } from './streamableHttpMessages';
+import type { TransportWarning } from './transport';
+import { errorMessage } from '../util/errorMessage';
+
+/** The JSON-RPC error code given to requests whose answer stream was lost. */
+export const STREAM_LOST_ERROR_CODE = -32000;
+
+/** What the streams need of the transport that owns them. */
+export interface StreamOwner {
+  readonly o: ResolvedHttpOptions;
+  /** The transport is open: streams stop reconnecting once it is not. */
+  isOpen(): boolean;
+  deliver(message: unknown): void;
+  warn(warning: TransportWarning): void;
+  log(line: string): void;
+  internalError(err: unknown): void;
+  /** The headers of a GET (session, version, and Last-Event-ID to resume from). */
+  getHeaders(lastEventId: string | undefined): Record<string, string>;
+  /** Whether the last POST failed at the network level (with the GET gone, the server is lost). */
+  lastPostFailedOnNetwork(): boolean;
+  /** The server is gone (its GET stream ended for good after a network failure). */
+  lose(reason: string): void;
+}
+
+/** One SSE stream (a POST's answer, or the GET stream) across its reconnections. */
+interface StreamState {
+  readonly kind: 'post' | 'get';
+  /** Requests whose answers this stream is to carry (POST streams); emptied as they arrive. */
+  readonly waiting: RequestId[];
+  readonly signal: AbortSignal;
+  /** Aborts this stream alone (the GET stream, when a session is replaced). */
+  readonly controller: AbortController | undefined;
+  lastEventId: string | undefined;
+  /** The server's `retry:` in ms. */
+  retryMs: number | undefined;
+  /** Consecutive reconnect attempts; reset once a connection delivers an event. */
+  attempts: number;
+  sawEvent: boolean;
+  sink: SseSink;
+  /** Consumes a message instead of emitting it (the answer to our own initialize). */
+  intercept: ((message: unknown) => boolean) | undefined;
+}
+
+interface Sleeper {
+  readonly timer: NodeJS.Timeout;
+  readonly resolve: (completed: boolean) => void;
+}
+
+export class ResumableStreams {
+  /** Requests whose answers are awaited on a POST's SSE stream, and that stream. */
+  private readonly streamOf = new Map<RequestId, StreamState>();
+  private getStream: StreamState | undefined;
+  /** The server answered the GET with 405: it sends nothing on its own. */
+  private getUnsupported = false;
+  private getConnected = false;
+  private readonly sleepers = new Set<Sleeper>();
+
+  constructor(private readonly owner: StreamOwner) {}
+
+  /** A GET stream is connected: the server is there even if a POST fails on the network. */
+  get isGetConnected(): boolean {
+    return this.getConnected;
+  }
+
+  get hasGetStream(): boolean {
+    return this.getStream !== undefined;
+  }
+
+  /** Some request's answer is awaited on a POST's stream. */
+  get awaitingAnswers(): boolean {
+    return this.streamOf.size > 0;
+  }
+
+  /** Reads a POST's answer stream (and resumes it) until it has carried the answers to `ids`. */
+  readPostAnswer(ids: RequestId[], res: Response, signal: AbortSignal): Promise<void> {
+    const state = this.newStream('post', ids, signal, undefined);
+    for (const id of state.waiting) this.streamOf.set(id, state);
+    return this.runStream(state, res);
+  }
+
+  /** The answer to our own request `id` on an SSE stream; everything else on it is delivered. */
+  readOwnAnswer(res: Response, id: RequestId, signal: AbortSignal): Promise<unknown> {
+    return new Promise<unknown>((resolve, reject) => {
+      const state = this.newStream('post', [], signal, undefined);
+      state.intercept = (message) => {
+        if (!isResponseTo(message, id)) return false;
+        resolve(message);
+        return true;
+      };
+      readEventStream(res.body!, state.sink, this.parserLimit()).then(
+        () => reject(new Error('the server ended the stream before answering initialize')),
+        reject,
+      );
+    });
+  }
+
+  openGetStream(): void {
+    if (this.getUnsupported || !this.owner.isOpen() || this.getStream !== undefined) return;
+    const controller = manyListenerController();
+    const state = this.newStream('get', [], controller.signal, controller);
+    this.getStream = state;
+    this.runStream(state, undefined).then(undefined, (err: unknown) => this.owner.internalError(err));
+  }
+
+  stopGetStream(): void {
+    const state = this.getStream;
+    if (state === undefined) return;
+    this.getStream = undefined;
+    this.getConnected = false;
+    state.controller?.abort();
+  }
+
+  /** The transport closes: the GET stream stops and no reconnect waits any longer. */
+  stop(): void {
+    this.stopGetStream();
+    for (const sleeper of this.sleepers) {
+      clearTimeout(sleeper.timer);
+      sleeper.resolve(false);
+    }
+    this.sleepers.clear();
+  }
+
+  /**
+   * The client cancelled a request (or gave up on it): the server may end its stream without an
+   * answer, and that stream must then not be resumed for it.
+   */
+  forget(message: unknown): void {
+    const id = (message as { params?: { requestId?: unknown } }).params?.requestId;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const state = this.streamOf.get(id);
+    if (state === undefined) return;
+    this.streamOf.delete(id);
+    const index = state.waiting.indexOf(id);
+    if (index >= 0) state.waiting.splice(index, 1);
+  }
+
+  private newStream(kind: 'post' | 'get', waiting: RequestId[], signal: AbortSignal, controller: AbortController | undefined): StreamState {
+    const state: StreamState = {
+      kind,
+      waiting,
+      signal,
+      controller,
+      lastEventId: undefined,
+      retryMs: undefined,
+      attempts: 0,
+      sawEvent: false,
+      sink: undefined as unknown as SseSink,
+      intercept: undefined,
+    };
+    state.sink = {
+      onEvent: (event) => this.handleEvent(event, state),
+      onRetry: (ms) => {
+        state.retryMs = ms;
+      },
+    };
+    return state;
+  }
+
+  private stopped(state: StreamState): boolean {
+    return !this.owner.isOpen() || state.signal.aborted;
+  }
+
+  /**
+   * Reads a stream (starting with `first`, a POST's answer, or by connecting a GET) and
+   * reconnects it with Last-Event-ID as long as it owes answers (POST) or the transport is open
+   * (GET), waiting `retry:` or a doubling delay, until the attempts run out.
+   */
+  private async runStream(state: StreamState, first: Response | undefined): Promise<void> {
+    const o = this.owner.o;
+    let res = first;
+    let connectNow = state.kind === 'get';
+    let problem = 'the server ended the stream';
+    let network = false;
+    for (;;) {
+      if (res !== undefined) {
+        state.sawEvent = false;
+        if (state.kind === 'get') this.getConnected = true;
+        let failure: unknown;
+        try {
+          await readEventStream(res.body!, state.sink, this.parserLimit());
+        } catch (err) {
+          failure = err;
+        }
+        res = undefined;
+        if (state.kind === 'get' && this.getStream === state) this.getConnected = false;
+        if (this.stopped(state)) return;
+        if (failure instanceof SseLimitError) {
+          this.owner.warn({ message: `${failure.message}; the stream was dropped` });
+          this.giveUp(state, failure.message, false);
+          return;
+        }
+        if (state.kind === 'post' && state.waiting.length === 0) return;
+        if (state.sawEvent) state.attempts = 0;
+        problem = failure === undefined ? 'the server ended the stream' : `the stream broke (${streamFailureText(failure)})`;
+        network = failure !== undefined;
+      }
+      if (state.kind === 'post' && state.lastEventId === undefined) {
+        this.giveUp(state, `${problem} before the answer arrived, and sent no event id to resume from`, network);
+        return;
+      }
+      if (!connectNow) {
+        if (state.attempts >= o.maxAttempts) {
+          this.giveUp(state, `${problem}; ${state.attempts} attempts to reconnect failed`, network);
+          return;
+        }
+        const delay = state.retryMs ?? Math.min(o.initialDelayMs * 2 ** state.attempts, o.maxDelayMs);
+        state.attempts++;
+        if (!(await this.sleep(delay)) || this.stopped(state)) return;
+      }
+      connectNow = false;
+      try {
+        res = await fetchWithAuth(o, 'GET', o.href, this.owner.getHeaders(state.lastEventId), undefined, state.signal);
+      } catch (err) {
+        if (this.stopped(state)) return;
+        problem = `GET failed: ${err instanceof HttpTransportError ? err.detail : errorMessage(err)}`;
+        network = isNetworkError(err);
+        if (!(err instanceof HttpTransportError)) {
+          // Authorization that needs a person: no point retrying on our own.
+          this.giveUp(state, problem, false);
+          return;
+        }
+        continue;
+      }
+      if (res.status === 405 && state.kind === 'get') {
+        await drain(res);
+        this.getUnsupported = true;
+        this.getStream = undefined;
+        this.owner.log(`${o.label}: the server offers no event stream for messages of its own (GET answered 405)`);
+        return;
+      }
+      const type = res.headers.get('content-type');
+      if (!res.ok || !isEventStream(type)) {
+        problem = res.ok ? `GET answered ${type ?? 'no content type'} instead of an event stream` : `GET answered HTTP ${res.status}`;
+        network = false;
+        await drain(res);
+        res = undefined;
+      }
+    }
+  }
+
+  private handleEvent(event: EventSourceMessage, state: StreamState): void {
+    const o = this.owner.o;
+    if (event.id !== undefined) state.lastEventId = event.id === '' ? undefined : event.id;
+    state.sawEvent = true;
+    if (event.event !== undefined && event.event !== 'message') return;
+    const data = event.data;
+    // The priming event (an id and empty data) carries no message.
+    if (data === '' || data.trim() === '') return;
+    if (data.length > o.maxMessageBytes && Buffer.byteLength(data) > o.maxMessageBytes) {
+      const text = `an SSE message is larger than the limit of ${o.maxMessageBytes} bytes`;
+      // On a POST's stream it is most likely the answer: fail its requests rather than let them hang.
+      if (state.waiting.length > 0) throw new SseLimitError(text);
+      // oversize: the request it answers (if any) fails now, not at its timeout.
+      this.owner.warn({ message: `${text}; it was dropped`, oversize: oversizeNotice(data, o.maxMessageBytes) });
+      return;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      this.owner.warn({ message: 'ignored an SSE event whose data is not valid JSON', excerpt: excerptText(data) });
+      return;
+    }
+    if (state.waiting.length > 0) {
+      if (Array.isArray(value)) for (const member of value) this.markAnswered(state, member);
+      else this.markAnswered(state, value);
+    }
+    if (state.intercept !== undefined && state.intercept(value)) return;
+    this.owner.deliver(value);
+  }
+
+  /** A stream cannot be resumed: its requests fail now rather than at their timeout. */
+  private giveUp(state: StreamState, reason: string, network: boolean): void {
+    const o = this.owner.o;
+    if (state.kind === 'post') {
+      const ids = state.waiting.splice(0, state.waiting.length);
+      for (const id of ids) {
+        this.streamOf.delete(id);
+        this.owner.deliver({
+          jsonrpc: '2.0',
+          id,
+          error: { code: STREAM_LOST_ERROR_CODE, message: `${o.label}: the event stream carrying the answer was lost (${reason})` },
+        });
+      }
+      return;
+    }
+    if (this.getStream !== state) return;
+    this.getStream = undefined;
+    this.owner.log(`${o.label}: the server's event stream (GET) is gone (${reason}); messages the server sends on its own will not arrive`);
+    if (network || this.owner.lastPostFailedOnNetwork()) this.owner.lose(`cannot reach ${o.shownUrl}: ${reason}`);
+  }
+
+  private markAnswered(state: StreamState, message: unknown): void {
+    if (typeof message !== 'object' || message === null || 'method' in message) return;
+    const id = (message as { id?: unknown }).id;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    const index = state.waiting.indexOf(id);
+    if (index < 0) return;
+    state.waiting.splice(index, 1);
+    this.streamOf.delete(id);
+  }
+
+  private parserLimit(): number {
+    // Room for the field names and line breaks around one message.
+    return this.owner.o.maxMessageBytes + 4096;
+  }
+
+  /** Resolves true after `ms`, or false at once when the transport closes. */
+  private sleep(ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      if (!this.owner.isOpen()) {
+        resolve(false);
+        return;
+      }
+      const sleeper: Sleeper = {
+        timer: setTimeout(() => {
+          this.sleepers.delete(sleeper);
+          resolve(true);
+        }, ms),
+        resolve,
+      };
+      this.sleepers.add(sleeper);
+    });
+  }
+}
