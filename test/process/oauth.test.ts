@@ -79,6 +79,13 @@ async function setup(
   };
 }
 
+/** Ends a test's client and its transport, whatever state they are in. */
+async function closeClient(client: { close(): Promise<unknown>; dispose(): void }, transport: { close(): Promise<unknown> }): Promise<void> {
+  await client.close().catch(() => undefined);
+  client.dispose();
+  await transport.close().catch(() => undefined);
+}
+
 async function rejectsWith<T extends Error>(p: Promise<unknown>, type: new (...a: any[]) => T): Promise<T> {
   try {
     await p;
@@ -173,9 +180,7 @@ describe('OAuth against a real authorization server (oidc-provider)', () => {
       assert.ok(s.rs.authorizations.filter((a) => a).length >= 2, 'later requests carried the token');
       allLogs.push(...clientLogs);
     } finally {
-      await client.close().catch(() => undefined);
-      client.dispose();
-      await transport.close().catch(() => undefined);
+      await closeClient(client, transport);
       await s.stop();
     }
   });
@@ -201,9 +206,7 @@ describe('OAuth against a real authorization server (oidc-provider)', () => {
       assert.equal(s.as.registrations.length, 1);
       assert.ok(s.logs.some((l) => l.includes(`now names the authorization server ${as2.issuer}`)), s.logs.join('\n'));
     } finally {
-      await client.close().catch(() => undefined);
-      client.dispose();
-      await transport.close().catch(() => undefined);
+      await closeClient(client, transport);
       await s.stop();
       await as2.stop();
     }
@@ -274,9 +277,7 @@ describe('OAuth against a real authorization server (oidc-provider)', () => {
       await s.provider.signOut();
       assert.equal(s.store.keys().some((k) => k.includes('/static-client/')), false);
     } finally {
-      await client.close().catch(() => undefined);
-      client.dispose();
-      await transport.close().catch(() => undefined);
+      await closeClient(client, transport);
       await s.stop();
       await as2.stop();
     }
