@@ -4,7 +4,7 @@
 // (protocolTrace.ts) and the era learned from the probe (eraMemory.ts). What is left here is the
 // lifecycle: one disposable scope per launch, crash restarts, stop.
 import { McpClient } from '../protocol/client';
-import { McpError, ConnectionClosedError, describeClose } from '../protocol/errors';
+import { McpError, ConnectionClosedError, RemoteError, describeClose } from '../protocol/errors';
 import { ClosedOnEraProbeError, type ProtocolEra, type ProtocolEraSetting } from '../protocol/era';
 import { HttpTransportError } from '../transport/httpError';
 import type { Transport, TransportCloseInfo } from '../transport/transport';
@@ -256,6 +256,10 @@ export class ServerConnection extends RunningServerRequests implements Disposabl
     const learned = this.eraMemory.forDefinition(definition);
     if (learned) this.log.info(`protocolEra '${learned}': this server closed when probed with server/discover before (remembered until its configuration changes)`);
     let era: ProtocolEraSetting | undefined = learned ?? definition.protocolEra;
+    // A remote server that answered the probe as legacy last time: no probe round trip this time.
+    // If that fails (the server changed, or anything else), one attempt more with the probe.
+    let skippedProbe = (era ?? 'auto') === 'auto' && this.eraMemory.legacyOverHttp(definition);
+    if (skippedProbe) era = 'legacy';
 
     let client: McpClient;
     let transport: Transport;
@@ -270,6 +274,14 @@ export class ServerConnection extends RunningServerRequests implements Disposabl
         break;
       } catch (err) {
         if (launch.isDisposed) return;
+        if (skippedProbe && refusedInitialize(err)) {
+          this.log.info(`Starting as legacy (as last time) failed (${errorMessage(err)}); probing the era with server/discover`);
+          this.eraMemory.forgetHttpEra();
+          skippedProbe = false;
+          era = definition.protocolEra;
+          client.dispose();
+          continue;
+        }
         if (err instanceof ClosedOnEraProbeError && era !== err.retryEra) {
           // Some legacy servers exit on any method they do not know; the probe cannot be taken back
           // on that connection, so a new process is started, once, in the era the error names.
@@ -294,7 +306,8 @@ export class ServerConnection extends RunningServerRequests implements Disposabl
         return;
       }
     }
-    if (era === 'legacy' && definition.protocolEra !== 'legacy') this.eraMemory.remember(definition, era);
+    if (era === 'legacy' && definition.protocolEra !== 'legacy' && !skippedProbe) this.eraMemory.remember(definition, era);
+    if ((definition.protocolEra ?? 'auto') === 'auto') this.eraMemory.rememberHttpEra(definition, client.era ?? 'legacy');
     if (launch.isDisposed) return;
     auth?.setInteractive(false);
     this.log.info(
@@ -464,4 +477,11 @@ export class ServerConnection extends RunningServerRequests implements Disposabl
 function defaultSchedule(fn: () => void, ms: number): Disposable {
   const timer = setTimeout(fn, ms);
   return { dispose: () => clearTimeout(timer) };
+}
+
+/** `initialize` was answered with a refusal (a JSON-RPC error, HTTP 400/404/405): what a server no longer legacy does. */
+function refusedInitialize(err: unknown): boolean {
+  if (findCause(err, RemoteError)) return true;
+  const status = findCause(err, HttpTransportError)?.status;
+  return status === 400 || status === 404 || status === 405;
 }
