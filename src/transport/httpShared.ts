@@ -214,7 +214,8 @@ async function fetchOnce(
   signal: AbortSignal,
 ): Promise<Response> {
   try {
-    return await fetchFollowing(o.fetch, new URL(target), { method, headers, body, signal }, sameOriginHop);
+    // The configured URL is parsed once (resolveHttpOptions), not per request.
+    return await fetchFollowing(o.fetch, target === o.href ? o.url : new URL(target), { method, headers, body, signal }, sameOriginHop);
   } catch (err) {
     if (err instanceof RedirectRefusedError) {
       throw new HttpTransportError(`${method} ${o.shownUrl} ${err.message}`, { code: 'EREDIRECT', url: o.shownUrl, label: o.label });

@@ -166,7 +166,9 @@ function headerRecord(init: RequestInit['headers']): Record<string, string> {
     for (const [name, value] of new Headers(init)) out[name] = value;
     return out;
   }
-  for (const [name, value] of Object.entries(init as Record<string, string>)) out[name.toLowerCase()] = value;
+  // A plain record (what the transports pass): copied without the entries array Object.entries makes.
+  const record = init as Record<string, string>;
+  for (const name in record) if (Object.hasOwn(record, name)) out[name.toLowerCase()] = record[name]!;
   return out;
 }
 

@@ -53,7 +53,8 @@ export async function fetchFollowing(
   let { method, body } = init;
   let headers = init.headers;
   for (let hop = 0; ; hop++) {
-    const res = await fetchFn(current.href, { method, headers, body, signal: init.signal, redirect: 'manual' });
+    // The URL itself, not its href: node:http's fetch (nodeHttp.ts) then parses nothing again.
+    const res = await fetchFn(current, { method, headers, body, signal: init.signal, redirect: 'manual' });
     const location = REDIRECT_STATUSES.has(res.status) ? res.headers.get('location') : null;
     if (location === null) return res;
     await drain(res);
