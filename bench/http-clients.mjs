@@ -28,7 +28,9 @@ async function loadOurs(baseUrl) {
   return {
     async open(options) {
       const transport = createHttpTransport('http', { url: sessionUrl(baseUrl, options), label: 'bench-http-server' });
-      const client = new McpClient(transport, { label: "server 'bench-http'", clientInfo: CLIENT_INFO });
+      // BENCH_OURS_ERA=legacy: the era known (a config's protocolEra, or what the host remembers), no probe.
+      const era = process.env.BENCH_OURS_ERA ? { protocolEra: process.env.BENCH_OURS_ERA } : {};
+      const client = new McpClient(transport, { label: "server 'bench-http'", clientInfo: CLIENT_INFO, ...era });
       await client.connect();
       return {
         listTools: () => client.listAllTools(),
