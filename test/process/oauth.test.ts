@@ -79,6 +79,15 @@ async function setup(
   };
 }
 
+/** A second authorization server (for a server that moves to it) and a client of the resource server. */
+async function secondAuthorizationServerAndClient(s: { rs: { url: string }; provider: OAuthProvider }) {
+  const as2 = await startAuthorizationServer();
+  allServers.push(as2);
+  const transport = createHttpTransport('http', { url: s.rs.url, label: "server 'remote'", auth: s.provider });
+  const client = new McpClient(transport, { label: "server 'remote'", clientInfo: { name: 'mcp-host-tests', version: '0.0.0' }, requestTimeoutMs: 15_000 });
+  return { as2, transport, client };
+}
+
 /** Ends a test's client and its transport, whatever state they are in. */
 async function closeClient(client: { close(): Promise<unknown>; dispose(): void }, transport: { close(): Promise<unknown> }): Promise<void> {
   await client.close().catch(() => undefined);
@@ -187,10 +196,7 @@ describe('OAuth against a real authorization server (oidc-provider)', () => {
 
   test('the server moves to another authorization server: its metadata is read again, a client registered there, no old credential sent', async () => {
     const s = await setup({ prm: 'path' });
-    const as2 = await startAuthorizationServer();
-    allServers.push(as2);
-    const transport = createHttpTransport('http', { url: s.rs.url, label: "server 'remote'", auth: s.provider });
-    const client = new McpClient(transport, { label: "server 'remote'", clientInfo: { name: 'mcp-host-tests', version: '0.0.0' }, requestTimeoutMs: 15_000 });
+    const { as2, transport, client } = await secondAuthorizationServerAndClient(s);
     try {
       await client.connect();
       assert.equal((await client.listTools()).tools.length, 1);
@@ -258,10 +264,7 @@ describe('OAuth against a real authorization server (oidc-provider)', () => {
 
   test('a configured static client stays with its authorization server: when the server names another, its secret is not sent there', async () => {
     const s = await setup({ prm: 'path', provider: { staticClient: { clientId: STATIC_CLIENT.clientId, clientSecret: STATIC_CLIENT.clientSecret } } });
-    const as2 = await startAuthorizationServer();
-    allServers.push(as2);
-    const transport = createHttpTransport('http', { url: s.rs.url, label: "server 'remote'", auth: s.provider });
-    const client = new McpClient(transport, { label: "server 'remote'", clientInfo: { name: 'mcp-host-tests', version: '0.0.0' }, requestTimeoutMs: 15_000 });
+    const { as2, transport, client } = await secondAuthorizationServerAndClient(s);
     try {
       await client.connect();
       assert.equal((await client.listTools()).tools.length, 1);
