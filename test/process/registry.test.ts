@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO_ROOT, FIXTURES_DIR } from '../helpers/paths';
 import { freePort, startServerProcess, type HttpServerProcess } from '../helpers/http';
+import { waitFor } from '../helpers/servers';
 import { RegistryClient, RegistryError } from '../../src/host/catalog/client';
 import { parseConfigText } from '../../src/host/config';
 
@@ -96,7 +97,8 @@ describe('registries that differ from the official one', () => {
     try {
       const page = await new RegistryClient(old.base).search('weather');
       assert.equal(page.entries.length, 1);
-      assert.ok(old.output.some((l) => l.startsWith('GET /v0/servers?')));
+      // The fixture's log line travels through its stdout pipe, which may lag the HTTP answer.
+      await waitFor(() => old.output.some((l) => l.startsWith('GET /v0/servers?')), 5000, 'the fixture to log GET /v0/servers');
     } finally {
       await old.stop();
     }
