@@ -2,6 +2,7 @@
 // editor's and the CLI's). Runs in the extension host, never in a webview: Ajv compiles schemas
 // with `new Function`, which a webview's CSP forbids. Ajv is loaded on first use, so activation
 // does not pay for it. Patterns run on RE2 (util/linearRegExp.ts): linear time on any text.
+import { describeJsonPointer } from '../util/jsonPointer';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { errorMessage } from '../util/errorMessage';
 import type { UncheckedPattern } from '../util/linearRegExp';
@@ -210,12 +211,7 @@ export function escapePointer(segment: string): string {
 
 /** A JSON Pointer as a person reads it: "/edits/0/oldText" -> "edits[0].oldText". */
 export function describePath(pointer: string): string {
-  if (pointer === '') return 'the value';
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), '');
+  return describeJsonPointer(pointer);
 }
 
 /** Issues as lines, e.g. "edits[0].oldText is required". */

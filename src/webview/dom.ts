@@ -1,6 +1,8 @@
 // Small DOM helpers for the webview pages. Text from servers only ever becomes text nodes or
 // attribute values set through the DOM API, never markup.
 
+import { describeJsonPointer } from '../util/jsonPointer';
+
 declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getState(): unknown; setState(state: unknown): void };
 
 export const vscodeApi = acquireVsCodeApi();
@@ -50,11 +52,7 @@ export function pointer(parent: string, segment: string | number): string {
   return `${parent}/${String(segment).replace(/~/g, '~0').replace(/\//g, '~1')}`;
 }
 
+/** "edits[0].oldText"; "Value" for the whole value (at the start of a line). */
 export function describePointer(path: string): string {
-  if (path === '') return 'Value';
-  return path
-    .slice(1)
-    .split('/')
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce((acc, seg) => (/^\d+$/.test(seg) ? `${acc}[${seg}]` : acc ? `${acc}.${seg}` : seg), '');
+  return describeJsonPointer(path, 'Value');
 }
