@@ -5,7 +5,7 @@
 // path lives beside it: the shared types (connectionTypes.ts) and the peer's own requests,
 // notifications and cancellations (incoming.ts).
 import { isRecord } from '../util/isRecord';
-import { MAX_MESSAGE_DEPTH, nestsDeeperThan } from '../util/nesting';
+import { MAX_MESSAGE_DEPTH, nestsDeeperThan, textMayNestDeeperThan } from '../util/nesting';
 import type { ZodSchema } from './zod';
 import { fastTest } from './fast-check';
 import type { OversizeNotice, Transport, TransportCloseInfo } from '../transport/transport';
@@ -133,7 +133,7 @@ export class JsonRpcConnection implements Disposable {
       failEchoed: (message) => this.failEchoed(message),
     });
     this.subscriptions.push(
-      transport.onMessage((value) => this.handleIncoming(value)),
+      transport.onMessage((value, textLength) => this.handleIncoming(value, textLength)),
       transport.onWarning((warning) => {
         this.logger.warn(`[${options.label}] ${warning.message}${warning.excerpt ? `: ${warning.excerpt}` : ''}`);
         if (warning.oversize) this.failOversized(warning.oversize);
@@ -419,8 +419,9 @@ export class JsonRpcConnection implements Disposable {
     return pending;
   }
 
-  private handleIncoming(value: unknown): void {
-    if (nestsDeeperThan(value)) {
+  private handleIncoming(value: unknown, textLength: number | undefined): void {
+    // Performance: the usual message's text is too short to nest too deep; no walk then.
+    if ((textLength === undefined || textMayNestDeeperThan(textLength)) && nestsDeeperThan(value)) {
       this.refuseTooDeep(value);
       return;
     }
