@@ -14,6 +14,9 @@ export function textMayNestDeeperThan(length: number, max: number = MAX_MESSAGE_
   return length >= 2 * (max + 1);
 }
 
+/** The shortest text that may nest deeper than MAX_MESSAGE_DEPTH (textMayNestDeeperThan's bound). */
+export const SHORTEST_TOO_DEEP_TEXT = 2 * (MAX_MESSAGE_DEPTH + 1);
+
 /**
  * Whether a parsed JSON value nests objects and arrays deeper than `max`. It stops at the first
  * branch that is too deep, so its own recursion is never more than `max` frames (a shallow stack);

@@ -3,7 +3,7 @@
 // message within the limit through, however wide.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_MESSAGE_DEPTH, nestsDeeperThan, textMayNestDeeperThan } from '../../src/util/nesting';
+import { MAX_MESSAGE_DEPTH, SHORTEST_TOO_DEEP_TEXT, nestsDeeperThan, textMayNestDeeperThan } from '../../src/util/nesting';
 
 function nestedArrays(depth: number): unknown {
   let value: unknown = [];
@@ -55,6 +55,7 @@ describe('textMayNestDeeperThan', () => {
     assert.equal(nestsDeeperThan(JSON.parse(shortest)), true);
     assert.equal(textMayNestDeeperThan(shortest.length), true);
     assert.equal(textMayNestDeeperThan(shortest.length - 1), false);
+    assert.equal(SHORTEST_TOO_DEEP_TEXT, shortest.length);
     // Within the limit, as long as the bound: walked, and let through.
     const deepest = JSON.stringify([nestedArrays(MAX_MESSAGE_DEPTH - 1), 'x'.repeat(100)]);
     assert.equal(textMayNestDeeperThan(deepest.length), true);
