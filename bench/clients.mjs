@@ -21,7 +21,8 @@ function serverEnv(tools) {
  * it for the traffic view (the default 1000 messages), to measure what recording costs.
  */
 async function loadOurs({ recordTraffic = false } = {}) {
-  const { McpClient, StdioTransport, TrafficRecorder } = createRequire(import.meta.url)(OURS_BUNDLE);
+  // BENCH_OURS_BUNDLE: another build of ours to load instead (for A/B runs of a change by hand).
+  const { McpClient, StdioTransport, TrafficRecorder } = createRequire(import.meta.url)(process.env.BENCH_OURS_BUNDLE || OURS_BUNDLE);
   const traffic = recordTraffic ? new TrafficRecorder(1000) : undefined;
   return {
     async open({ tools } = {}) {

@@ -72,7 +72,9 @@ export class TrafficRecorder {
   /** `origin`: the gateway client a relayed message was sent for (absent: the host's own). */
   recordMessage(direction: TrafficDirection, message: unknown, origin?: TrafficOrigin): void {
     if (this.capacityValue === 0) return;
-    this.push({ seq: ++this.seq, at: Date.now(), kind: 'message', direction, message, ...(origin ? { origin } : {}) });
+    // Performance: two literals rather than a spread of `origin` (an object and a copy per message).
+    const seq = ++this.seq;
+    this.push(origin ? { seq, at: Date.now(), kind: 'message', direction, message, origin } : { seq, at: Date.now(), kind: 'message', direction, message });
     if (this.recordedEmitter.hasListeners) this.recordedEmitter.fire();
   }
 

@@ -277,7 +277,23 @@ export class McpClient implements Disposable {
     return this.tasks.callTool(name, args, options);
   }
 
-  async callTool(name: string, args: Record<string, unknown> = {}, options?: RequestOptions): Promise<CallToolResult> {
+  callTool(name: string, args: Record<string, unknown> = {}, options?: RequestOptions): Promise<CallToolResult> {
+    // Performance: the call's own promise, with no async function around it, unless a retry
+    // can follow (the modern era over a transport that sends Mcp-Param-* headers). The era is
+    // fixed once ready, so a call sent outside it could never be retried: the wrapper would
+    // only cost a promise, a closure and a microtask per call.
+    if (this.era !== 'modern' || !this.transport.registerTool) {
+      try {
+        return this.call('tools/call', { name, arguments: args }, CallToolResultSchema, options, 'tools');
+      } catch (err) {
+        // As from the async function it replaces: a failure is a rejection, never a throw.
+        return Promise.reject(err as Error);
+      }
+    }
+    return this.callToolWithRetry(name, args, options);
+  }
+
+  private async callToolWithRetry(name: string, args: Record<string, unknown>, options: RequestOptions | undefined): Promise<CallToolResult> {
     const send = () => this.call('tools/call', { name, arguments: args }, CallToolResultSchema, options, 'tools');
     try {
       return await send();

@@ -5,7 +5,7 @@
 // path lives beside it: the shared types (connectionTypes.ts) and the peer's own requests,
 // notifications and cancellations (incoming.ts).
 import { isRecord } from '../util/isRecord';
-import { MAX_MESSAGE_DEPTH, nestsDeeperThan } from '../util/nesting';
+import { MAX_MESSAGE_DEPTH, SHORTEST_TOO_DEEP_TEXT, nestsDeeperThan } from '../util/nesting';
 import type { ZodSchema } from './zod';
 import { fastTest } from './fast-check';
 import type { OversizeNotice, Transport, TransportCloseInfo } from '../transport/transport';
@@ -133,7 +133,7 @@ export class JsonRpcConnection implements Disposable {
       failEchoed: (message) => this.failEchoed(message),
     });
     this.subscriptions.push(
-      transport.onMessage((value) => this.handleIncoming(value)),
+      transport.onMessage((value, textLength) => this.handleIncoming(value, textLength)),
       transport.onWarning((warning) => {
         this.logger.warn(`[${options.label}] ${warning.message}${warning.excerpt ? `: ${warning.excerpt}` : ''}`);
         if (warning.oversize) this.failOversized(warning.oversize);
@@ -419,13 +419,21 @@ export class JsonRpcConnection implements Disposable {
     return pending;
   }
 
-  private handleIncoming(value: unknown): void {
-    if (nestsDeeperThan(value)) {
+  private handleIncoming(value: unknown, textLength: number | undefined): void {
+    // Performance: the usual message's text is too short to nest too deep; no walk then.
+    if ((textLength === undefined || textLength >= SHORTEST_TOO_DEEP_TEXT) && nestsDeeperThan(value)) {
       this.refuseTooDeep(value);
       return;
     }
     try {
-      this.handleIncomingUnchecked(value);
+      this.options.onTrace?.('receive', value);
+      // Performance: the usual message, a valid answer, goes straight to handleResult (the same
+      // check classifyMessage makes for it, without its dispatch and result object).
+      if (isResultResponse(value)) {
+        this.handleResult(value);
+        return;
+      }
+      this.handleOther(value);
     } catch (err) {
       // Validation and recording recurse: a message nested deeper than the stack (150,000 levels
       // from a hostile server) is refused here instead of ending the connection or the process.
@@ -442,14 +450,8 @@ export class JsonRpcConnection implements Disposable {
     pending?.reject(new Error(`the server's answer to ${pending.method} nests more than ${MAX_MESSAGE_DEPTH} levels deep; it was refused`));
   }
 
-  private handleIncomingUnchecked(value: unknown): void {
-    this.options.onTrace?.('receive', value);
-    // Performance: the usual message, a valid answer, goes straight to handleResult (the same
-    // check classifyMessage makes for it, without its dispatch and result object).
-    if (isResultResponse(value)) {
-      this.handleResult(value);
-      return;
-    }
+  /** Anything but a valid answer: a batch, an error, a request or notification of the peer, or invalid. */
+  private handleOther(value: unknown): void {
     if (Array.isArray(value)) {
       if (value.length === 0) {
         this.logger.warn(`[${this.options.label}] dropped an empty JSON-RPC batch`);

@@ -20,14 +20,17 @@ export async function collectPages<R extends { nextCursor?: string }, I>(
   items: (page: R) => I[],
   hints: Map<string, ReceivedCacheHints>,
 ): Promise<I[]> {
-  const all: I[] = [];
+  let all: I[] | undefined;
   const seen = new Set<string>();
   let cursor: string | undefined;
   let merged: CacheHints | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const result = await fetchPage(cursor);
     const pageItems = items(result);
-    for (let i = 0; i < pageItems.length; i++) all.push(pageItems[i]);
+    // Performance: the first (usually the only) page is copied by slice(), not item by item in a
+    // loop that would run unoptimised through a first list of thousands.
+    if (all === undefined) all = pageItems.slice();
+    else for (let i = 0; i < pageItems.length; i++) all.push(pageItems[i]);
     merged = mergeHints(merged, result as CacheHints);
     cursor = result.nextCursor;
     if (cursor === undefined) {

@@ -10,7 +10,7 @@ import { TransportError } from './transport';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { errorMessage } from '../util/errorMessage';
 import { Emitter, HotEmitter, type Event } from '../util/event';
-import { encodeMessage } from './framing';
+import { escapeLineSeparators, stringifyMessage } from './framing';
 import { buildChildEnv, planSpawn, type SpawnPlan } from './spawn-plan';
 import {
   DEFAULT_CLOSE_STDIN_GRACE_MS,
@@ -26,7 +26,8 @@ import { wirePipes } from './stdioPipes';
 import { newSendBatch, type SendBatch } from './stdioSendBatch';
 import { ProcessTreeKiller, forgetAtHostExit, killAtHostExit, scheduleEscalation, type ShutdownGraces } from './stdioShutdown';
 import { TransportStartError, errnoCode, isFile, startError } from './stdioStartError';
-import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
+import type { MessageListener, Transport, TransportCloseInfo, TransportWarning } from './transport';
+import type { Disposable } from '../util/disposable';
 
 export { TransportError, TransportStartError };
 export {
@@ -43,13 +44,21 @@ type Phase = 'new' | 'starting' | 'running' | 'done';
 
 const isWindows = process.platform === 'win32';
 
+/**
+ * A batch's lines as they go out: the messages' JSON with U+2028/U+2029 escaped (encodeMessage's
+ * rule), checked once for the whole write instead of once per message (see escapeLineSeparators).
+ */
+function wireText(batch: SendBatch): string {
+  return escapeLineSeparators(batch.data);
+}
+
 export class StdioTransport implements Transport {
   private readonly messageEmitter = new HotEmitter<unknown>();
   private readonly closeEmitter = new Emitter<TransportCloseInfo>();
   private readonly warningEmitter = new Emitter<TransportWarning>();
   private readonly logEmitter = new Emitter<string>();
 
-  readonly onMessage: Event<unknown> = this.messageEmitter.event;
+  readonly onMessage: (listener: MessageListener) => Disposable = this.messageEmitter.event;
   readonly onClose: Event<TransportCloseInfo> = this.closeEmitter.event;
   readonly onWarning: Event<TransportWarning> = this.warningEmitter.event;
   readonly onLog: Event<string> = this.logEmitter.event;
@@ -135,9 +144,9 @@ export class StdioTransport implements Transport {
         ),
       );
     }
-    let data: string;
+    let json: string;
     try {
-      data = encodeMessage(message);
+      json = stringifyMessage(message);
     } catch (err) {
       return Promise.reject(err);
     }
@@ -153,7 +162,8 @@ export class StdioTransport implements Transport {
         process.nextTick(this.scheduledPump);
       }
     }
-    batch.data += data;
+    // U+2028/U+2029 are escaped when the batch is written (see wireText()).
+    batch.data += `${json}\n`;
     return batch.promise;
   }
 
@@ -255,7 +265,7 @@ export class StdioTransport implements Transport {
     wirePipes(child, {
       maxMessageBytes: this.options.maxMessageBytes,
       maxMessageBytesHint: this.options.maxMessageBytesHint,
-      onMessage: (value) => this.messageEmitter.fire(value),
+      onMessage: (value, textBytes) => this.messageEmitter.fire(value, textBytes),
       onWarning: (warning) => this.warningEmitter.fire(warning),
       onStderrLine: (line) => this.onStderrLine(line),
       onOutputError: (err) => this.details.noteLateError(err),
@@ -297,7 +307,7 @@ export class StdioTransport implements Transport {
         return;
       }
       const batch = this.queue.shift()!;
-      const ok = child.stdin.write(batch.data, (err) => {
+      const ok = child.stdin.write(wireText(batch), (err) => {
         if (err) this.rejectBatchWhenGone(batch, err);
         else batch.resolve();
       });
@@ -368,7 +378,7 @@ export class StdioTransport implements Transport {
     this.openBatch = undefined;
     if (this.queue.length > 0 && !this.stdinError && !child.stdin.destroyed) {
       for (const batch of this.queue.splice(0, this.queue.length)) {
-        child.stdin.write(batch.data, (err) => (err ? batch.reject(this.stdinClosedError(err)) : batch.resolve()));
+        child.stdin.write(wireText(batch), (err) => (err ? batch.reject(this.stdinClosedError(err)) : batch.resolve()));
       }
     }
     if (!child.stdin.destroyed) child.stdin.end();

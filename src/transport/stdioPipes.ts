@@ -10,7 +10,7 @@ export interface PipeHandlers {
   readonly maxMessageBytes?: number;
   readonly maxMessageBytesHint?: string;
   /** One message from stdout; called by the decoder directly (the hot path). */
-  readonly onMessage: (value: unknown) => void;
+  readonly onMessage: (value: unknown, textBytes: number) => void;
   readonly onWarning: (warning: TransportWarning) => void;
   readonly onStderrLine: (line: string) => void;
   /** An error on stdout or stderr, after the start. */

@@ -7,6 +7,7 @@
  * a busy connection from allocating a promise, its resolvers and a queue entry per message.
  */
 export interface SendBatch {
+  /** The messages' lines, JSON and '\n' each; U+2028/U+2029 are escaped when written (stdio.ts). */
   data: string;
   readonly promise: Promise<void>;
   readonly resolve: () => void;

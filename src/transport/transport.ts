@@ -1,4 +1,12 @@
+import type { Disposable } from '../util/disposable';
 import type { Event } from '../util/event';
+
+/**
+ * A listener of incoming messages. `textLength`, when the transport knows it, is the length of
+ * the message's JSON text (characters or UTF-8 bytes): the connection skips its nesting walk for
+ * a text too short to nest too deep (util/nesting.ts). Transports that do not know it omit it.
+ */
+export type MessageListener = (value: unknown, textLength?: number) => void;
 
 /** Why a transport closed. `expected` is true when we asked it to close. */
 export interface TransportCloseInfo {
@@ -42,7 +50,7 @@ export interface Transport {
   send(message: unknown): Promise<void>;
   /** Closes gracefully; a second call forces. Resolves when fully closed. */
   close(): Promise<void>;
-  readonly onMessage: Event<unknown>;
+  readonly onMessage: (listener: MessageListener) => Disposable;
   readonly onClose: Event<TransportCloseInfo>;
   readonly onWarning: Event<TransportWarning>;
   /** Free-form log lines (e.g. stderr of a child process). */

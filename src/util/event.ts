@@ -52,12 +52,13 @@ export class Emitter<T> implements Disposable {
  * every other emitter's listeners make polymorphic.
  */
 export class HotEmitter<T> extends Emitter<T> {
-  override fire(value: T): void {
+  /** `textLength`: see MessageListener (transport.ts); passed on to the listeners when given. */
+  override fire(value: T, textLength?: number): void {
     if (this.disposed) return;
-    const listeners = this.listeners;
+    const listeners = this.listeners as ReadonlyArray<(value: T, textLength?: number) => void>;
     for (let i = 0; i < listeners.length; i++) {
       try {
-        listeners[i](value);
+        listeners[i](value, textLength);
       } catch (err) {
         this.onListenerError(err);
       }

@@ -6,6 +6,18 @@
 export const MAX_MESSAGE_DEPTH = 512;
 
 /**
+ * Whether JSON text of this length (in characters or UTF-8 bytes) can nest deeper than `max`:
+ * each of the max + 1 nested containers takes an opening and a closing bracket, so a shorter text
+ * cannot, and its value needs no walk. A transport that knows a message's text length says it.
+ */
+export function textMayNestDeeperThan(length: number, max: number = MAX_MESSAGE_DEPTH): boolean {
+  return length >= 2 * (max + 1);
+}
+
+/** The shortest text that may nest deeper than MAX_MESSAGE_DEPTH (textMayNestDeeperThan's bound). */
+export const SHORTEST_TOO_DEEP_TEXT = 2 * (MAX_MESSAGE_DEPTH + 1);
+
+/**
  * Whether a parsed JSON value nests objects and arrays deeper than `max`. It stops at the first
  * branch that is too deep, so its own recursion is never more than `max` frames (a shallow stack);
  * strings and other leaves are never entered, so a large text costs nothing. Recursive with

@@ -41,6 +41,16 @@ describe('LineDecoder', () => {
     }
   });
 
+  test("each message comes with its line's length in bytes (for the depth check), whole or split", () => {
+    const line = JSON.stringify(SAMPLE);
+    const bytes = Buffer.from(`${line}\r\n${line}\n`, 'utf8');
+    const lengths: number[] = [];
+    const decoder = new LineDecoder({ onMessage: (_value, textBytes) => lengths.push(textBytes), onWarning() {} });
+    decoder.push(bytes.subarray(0, 10));
+    decoder.push(bytes.subarray(10));
+    assert.deepEqual(lengths, [Buffer.byteLength(line), Buffer.byteLength(line)]);
+  });
+
   test('multibyte-heavy messages (emoji, CJK) split at every byte, in three pieces', () => {
     const msg = { text: '😀🎉👩‍💻 漢字かなカナ한국어 Ünïcödé 𝄞' };
     const bytes = Buffer.from(encodeMessage(msg), 'utf8');

@@ -3,7 +3,7 @@
 // message within the limit through, however wide.
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_MESSAGE_DEPTH, nestsDeeperThan } from '../../src/util/nesting';
+import { MAX_MESSAGE_DEPTH, SHORTEST_TOO_DEEP_TEXT, nestsDeeperThan, textMayNestDeeperThan } from '../../src/util/nesting';
 
 function nestedArrays(depth: number): unknown {
   let value: unknown = [];
@@ -46,5 +46,27 @@ describe('nestsDeeperThan', () => {
   test('a JSON.parse result with a "__proto__" key is walked as data', () => {
     const parsed: unknown = JSON.parse(`{"__proto__": ${JSON.stringify(nestedArrays(MAX_MESSAGE_DEPTH))}}`);
     assert.equal(nestsDeeperThan(parsed), true);
+  });
+});
+
+describe('textMayNestDeeperThan', () => {
+  test('the shortest text that nests too deep is the bound; one character less cannot', () => {
+    const shortest = JSON.stringify(nestedArrays(MAX_MESSAGE_DEPTH + 1));
+    assert.equal(nestsDeeperThan(JSON.parse(shortest)), true);
+    assert.equal(textMayNestDeeperThan(shortest.length), true);
+    assert.equal(textMayNestDeeperThan(shortest.length - 1), false);
+    assert.equal(SHORTEST_TOO_DEEP_TEXT, shortest.length);
+    // Within the limit, as long as the bound: walked, and let through.
+    const deepest = JSON.stringify([nestedArrays(MAX_MESSAGE_DEPTH - 1), 'x'.repeat(100)]);
+    assert.equal(textMayNestDeeperThan(deepest.length), true);
+    assert.equal(nestsDeeperThan(JSON.parse(deepest)), false);
+  });
+
+  test('for any limit: a text below the bound never parses to a value nested deeper', () => {
+    for (let max = 0; max < 40; max++) {
+      const text = JSON.stringify(nestedObjects(max + 1)).replace(/"a":1,"b":"text",/g, '');
+      assert.equal(nestsDeeperThan(JSON.parse(text), max), true);
+      assert.equal(textMayNestDeeperThan(text.length, max), true, `max ${max}: ${text.length} characters`);
+    }
   });
 });
