@@ -39,6 +39,7 @@ import type { Transport, TransportCloseInfo, TransportWarning } from './transpor
 import { BodyTooLargeError, ERROR_EXCERPT_BYTES, readTextLimited } from './httpBody';
 import { paramHeaderValues, paramHeadersOf, type ParamHeader } from './paramHeaders';
 import { ResumableStreams } from './resumableStreams';
+import { endpointKeyOf } from './endpointMemory';
 import { StreamableHttpSession } from './streamableHttpSession';
 import { describeMessage, isMethod, mirroredHeaders, requestIds } from './streamableHttpMessages';
 import { errorMessage } from '../util/errorMessage';
@@ -108,6 +109,10 @@ export class StreamableHttpTransport implements Transport {
 
   get isClosed(): boolean {
     return this.phase === 'closing' || this.phase === 'closed';
+  }
+
+  get endpointKey(): string {
+    return endpointKeyOf(this.o.href);
   }
 
   /** The session id the server assigned, if any (for tests and diagnostics; never logged). */
