@@ -53,6 +53,21 @@ interface StreamState {
   intercept: ((message: unknown) => boolean) | undefined;
 }
 
+/** How long a new session waits for another to learn whether the endpoint offers the GET stream (a server may hold its headers). */
+const GET_FINDING_WAIT_MS = 5_000;
+
+function untilKnown(known: Promise<void>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, GET_FINDING_WAIT_MS);
+    // The wait keeps no process alive.
+    timer.unref();
+    void known.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 interface Sleeper {
   readonly timer: NodeJS.Timeout;
   readonly resolve: (completed: boolean) => void;
@@ -126,7 +141,7 @@ export class ResumableStreams {
     }
     if (decision.kind === 'wait' && !afterWaiting) {
       this.getWaiting = true;
-      decision.known.then(() => {
+      untilKnown(decision.known).then(() => {
         this.getWaiting = false;
         this.openGetStream(true);
       }, (err: unknown) => this.owner.internalError(err));
