@@ -29,7 +29,8 @@ type GetAnswer = 'held' | 'stream' | '405';
  * POST) that logs `METHOD jsonrpc-method` per request. Modern servers answer GET with 405.
  */
 async function countingServer(initialEra: 'legacy' | 'modern' | 'failing', get: GetAnswer = 'held') {
-  const state = { era: initialEra };
+  /** `generation` names the live sessions: a session id of an older one is answered 404 (the server restarted). */
+  const state = { era: initialEra, generation: 1 };
   const requests: string[] = [];
   const heldGets: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
@@ -56,6 +57,11 @@ async function countingServer(initialEra: 'legacy' | 'modern' | 'failing', get: 
         res.writeHead(503).end('down for maintenance');
         return;
       }
+      const sessionId = req.headers['mcp-session-id'];
+      if (era === 'legacy' && sessionId !== undefined && sessionId !== `${SESSION}-${state.generation}`) {
+        res.writeHead(404).end('no such session');
+        return;
+      }
       const reply = (result: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(200, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
@@ -64,7 +70,7 @@ async function countingServer(initialEra: 'legacy' | 'modern' | 'failing', get: 
       else if (message.method === 'server/discover' && era === 'modern') {
         reply({ resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'counted', version: '1.0.0' } });
       } else if (message.method === 'initialize' && era === 'legacy') {
-        reply({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'counted', version: '1.0.0' } }, { 'mcp-session-id': SESSION });
+        reply({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'counted', version: '1.0.0' } }, { 'mcp-session-id': `${SESSION}-${state.generation}` });
       } else if (message.method === 'tools/list') {
         reply(era === 'modern' ? { resultType: 'complete', ttlMs: 0, cacheScope: 'private', tools: [] } : { tools: [] });
       } else if (era === 'legacy' && req.headers['mcp-session-id'] === undefined) {
@@ -82,6 +88,8 @@ async function countingServer(initialEra: 'legacy' | 'modern' | 'failing', get: 
     heldGets,
     /** The era it answers in from now on (a server upgraded in place). */
     become: (era: 'legacy' | 'modern' | 'failing') => (state.era = era),
+    /** Forgets every session, as a restarted server does. */
+    restart: () => state.generation++,
     count: (what: string) => requests.filter((r) => r === what).length,
     close: () =>
       new Promise<void>((resolve) => {
@@ -228,6 +236,23 @@ describe('what the process remembers of an endpoint', () => {
     }
   });
 
+  test('a session renewal (the server restarted) asks for the GET stream again, even after a 405', async () => {
+    const server = await countingServer('legacy', '405');
+    try {
+      const client = await openSession(server.url);
+      await until(() => server.count('GET') === 1, 'the first GET');
+      server.restart();
+      await client.listAllTools();
+      assert.equal(server.count('POST initialize'), 2, `a new session: ${server.requests.join(', ')}`);
+      await until(() => server.count('GET') === 2, 'the GET asked again in the new session');
+      const later = await openSession(server.url);
+      await closeAll([client, later]);
+      assert.equal(server.count('GET'), 2, 'answered 405 again: believed again');
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a legacy endpoint upgraded to modern in place: initialize refused, then the probe, then modern is remembered', async () => {
     const server = await countingServer('legacy');
     try {
@@ -282,7 +307,7 @@ describe('what the process remembers of an endpoint', () => {
   });
 });
 
-describe('the host remembers a remote server that answered the era probe as legacy', () => {
+describe('a host restart of a remote server that answered the era probe as legacy', () => {
   const source: ConfigSource = { file: '/tmp/round-trips/.vscode/mcp.json', kind: 'workspace', workspaceFolder: '/tmp/round-trips' };
 
   test('a restart sends no server/discover; a server become modern meanwhile is probed in the same start', async () => {
