@@ -16,6 +16,9 @@ export interface ProbeClaim {
   settle(era: ProtocolEra | undefined): void;
 }
 
+/** Endpoints remembered at most (a process talks to its configured servers; the bound is for any other). */
+const MAX_ENDPOINTS = 512;
+
 export class EraCache {
   private readonly known = new Map<string, ProtocolEra>();
   private readonly flights = new Map<string, ProbeFlight>();
@@ -41,7 +44,7 @@ export class EraCache {
         if (settled) return;
         settled = true;
         if (this.flights.get(key) === flight) this.flights.delete(key);
-        if (era !== undefined) this.known.set(key, era);
+        if (era !== undefined) this.remember(key, era);
         resolve(era);
       },
     };
@@ -50,6 +53,7 @@ export class EraCache {
   }
 
   remember(key: string, era: ProtocolEra): void {
+    if (!this.known.has(key) && this.known.size >= MAX_ENDPOINTS) this.known.delete(this.known.keys().next().value as string);
     this.known.set(key, era);
   }
 

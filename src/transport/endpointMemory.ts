@@ -46,14 +46,26 @@ interface GetStreamEntry {
   finding?: Promise<void>;
 }
 
+/** Endpoints remembered at most (a process talks to its configured servers; the bound is for any other). */
+const MAX_ENDPOINTS = 512;
+
 export class GetStreamMemory {
   private readonly entries = new Map<string, GetStreamEntry>();
 
-  decide(key: string, now = performance.now()): GetStreamDecision {
+  private entryOf(key: string): GetStreamEntry {
     let entry = this.entries.get(key);
-    if (entry === undefined) this.entries.set(key, (entry = {}));
+    if (entry === undefined) {
+      if (this.entries.size >= MAX_ENDPOINTS) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(key, (entry = {}));
+    }
+    return entry;
+  }
+
+  /** `now`: performance.now(), given by tests. */
+  decide(key: string, now?: number): GetStreamDecision {
+    const entry = this.entryOf(key);
     if (entry.unsupportedUntil !== undefined) {
-      if (now < entry.unsupportedUntil) return { kind: 'skip' };
+      if ((now ?? performance.now()) < entry.unsupportedUntil) return { kind: 'skip' };
       entry.unsupportedUntil = undefined;
     }
     if (entry.supported) return { kind: 'open' };
@@ -81,10 +93,9 @@ export class GetStreamMemory {
 
   /** A GET answered 405 outside a finding-out (a server that dropped its stream): believed from now on. */
   rememberUnsupported(key: string): void {
-    const entry = this.entries.get(key) ?? {};
+    const entry = this.entryOf(key);
     entry.supported = false;
     entry.unsupportedUntil = performance.now() + GET_UNSUPPORTED_MEMORY_MS;
-    this.entries.set(key, entry);
   }
 
   /** The endpoint may have changed (a session renewal): its next session asks again. */

@@ -44,6 +44,14 @@ describe('EraCache', () => {
     assert.equal(await waiting, undefined);
     assert.equal(cache.eraOf('a'), undefined);
   });
+
+  test('remembers a bounded number of endpoints, the oldest forgotten first', () => {
+    const cache = new EraCache();
+    for (let i = 0; i <= 512; i++) cache.remember(`https://e${i}.test/mcp`, 'legacy');
+    assert.equal(cache.eraOf('https://e0.test/mcp'), undefined);
+    assert.equal(cache.eraOf('https://e1.test/mcp'), 'legacy');
+    assert.equal(cache.eraOf('https://e512.test/mcp'), 'legacy');
+  });
 });
 
 describe('GetStreamMemory', () => {
