@@ -297,7 +297,7 @@ export class ResumableStreams {
         }
         continue;
       }
-      if (state.kind === 'get') this.learnGetSupport(res);
+      if (state.kind === 'get') this.learnGetSupport(res.status, res.headers.get('content-type'));
       if (res.status === 405 && state.kind === 'get') {
         await drain(res);
         this.getUnsupported = true;
@@ -316,11 +316,11 @@ export class ResumableStreams {
   }
 
   /** What a GET's answer tells the other sessions of the endpoint: 405, or a stream. */
-  private learnGetSupport(res: Response): void {
-    if (res.status === 405) {
+  private learnGetSupport(status: number, contentType: string | null): void {
+    if (status === 405) {
       if (this.getFinding === undefined) getStreamMemory.rememberUnsupported(this.endpointKey);
       this.settleGetFinding('unsupported');
-    } else if (res.ok && isEventStream(res.headers.get('content-type'))) this.settleGetFinding('supported');
+    } else if (status >= 200 && status < 300 && isEventStream(contentType)) this.settleGetFinding('supported');
     // Anything else (5xx, a wrong type) says nothing either way: the others need not wait for the retries.
     else this.settleGetFinding('unknown');
   }
