@@ -66,8 +66,10 @@ class HttpTransportWithFallback implements Transport {
     return this.closing || this.inner.isClosed;
   }
 
+  private endpointKeyValue: string | undefined;
+
   get endpointKey(): string {
-    return endpointKeyOf(this.o.href);
+    return (this.endpointKeyValue ??= endpointKeyOf(this.o.href));
   }
 
   start(): Promise<void> {

@@ -111,8 +111,10 @@ export class StreamableHttpTransport implements Transport {
     return this.phase === 'closing' || this.phase === 'closed';
   }
 
+  private endpointKeyValue: string | undefined;
+
   get endpointKey(): string {
-    return endpointKeyOf(this.o.href);
+    return (this.endpointKeyValue ??= endpointKeyOf(this.o.href));
   }
 
   /** The session id the server assigned, if any (for tests and diagnostics; never logged). */
