@@ -87,7 +87,8 @@ async function handshakeRemembering(ctx: HandshakeContext, key: string, signal: 
   try {
     return await discover(ctx, 'auto', signal, learned);
   } finally {
-    // A probe that failed (network, 5xx, 401, aborted) teaches nothing.
+    // A probe that failed (network, 5xx, 401, aborted) teaches nothing, and releases its waiters;
+    // after an answer this does nothing.
     learned(undefined);
   }
 }
