@@ -4,7 +4,7 @@
 // (protocolTrace.ts) and the era learned from the probe (eraMemory.ts). What is left here is the
 // lifecycle: one disposable scope per launch, crash restarts, stop.
 import { McpClient } from '../protocol/client';
-import { McpError, ConnectionClosedError, RemoteError, describeClose } from '../protocol/errors';
+import { McpError, ConnectionClosedError, describeClose } from '../protocol/errors';
 import { ClosedOnEraProbeError, type ProtocolEra, type ProtocolEraSetting } from '../protocol/era';
 import { HttpTransportError } from '../transport/httpError';
 import type { Transport, TransportCloseInfo } from '../transport/transport';
@@ -255,11 +255,9 @@ export class ServerConnection extends RunningServerRequests implements Disposabl
     };
     const learned = this.eraMemory.forDefinition(definition);
     if (learned) this.log.info(`protocolEra '${learned}': this server closed when probed with server/discover before (remembered until its configuration changes)`);
+    // A remote server's era is remembered by the client itself, for every session of this process
+    // (protocol/eraCache.ts): a restart of a legacy one sends no probe.
     let era: ProtocolEraSetting | undefined = learned ?? definition.protocolEra;
-    // A remote server that answered the probe as legacy last time: no probe round trip this time.
-    // If that fails (the server changed, or anything else), one attempt more with the probe.
-    let skippedProbe = (era ?? 'auto') === 'auto' && this.eraMemory.legacyOverHttp(definition);
-    if (skippedProbe) era = 'legacy';
 
     let client: McpClient;
     let transport: Transport;
@@ -274,14 +272,6 @@ export class ServerConnection extends RunningServerRequests implements Disposabl
         break;
       } catch (err) {
         if (launch.isDisposed) return;
-        if (skippedProbe && refusedInitialize(err)) {
-          this.log.info(`Starting as legacy (as last time) failed (${errorMessage(err)}); probing the era with server/discover`);
-          this.eraMemory.forgetHttpEra();
-          skippedProbe = false;
-          era = definition.protocolEra;
-          client.dispose();
-          continue;
-        }
         if (err instanceof ClosedOnEraProbeError && era !== err.retryEra) {
           // Some legacy servers exit on any method they do not know; the probe cannot be taken back
           // on that connection, so a new process is started, once, in the era the error names.
@@ -306,8 +296,7 @@ export class ServerConnection extends RunningServerRequests implements Disposabl
         return;
       }
     }
-    if (era === 'legacy' && definition.protocolEra !== 'legacy' && !skippedProbe) this.eraMemory.remember(definition, era);
-    if ((definition.protocolEra ?? 'auto') === 'auto') this.eraMemory.rememberHttpEra(definition, client.era ?? 'legacy');
+    if (era === 'legacy' && definition.protocolEra !== 'legacy') this.eraMemory.remember(definition, era);
     if (launch.isDisposed) return;
     auth?.setInteractive(false);
     this.log.info(
@@ -480,8 +469,3 @@ function defaultSchedule(fn: () => void, ms: number): Disposable {
 }
 
 /** `initialize` was answered with a refusal (a JSON-RPC error, HTTP 400/404/405): what a server no longer legacy does. */
-function refusedInitialize(err: unknown): boolean {
-  if (findCause(err, RemoteError)) return true;
-  const status = findCause(err, HttpTransportError)?.status;
-  return status === 400 || status === 404 || status === 405;
-}

@@ -13,8 +13,11 @@ import {
   isRecognisedModernError,
   pickVersion,
   supportedVersionsOf,
+  type ProtocolEra,
 } from './era';
-import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError } from './errors';
+import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError, RemoteError } from './errors';
+import { httpEraCache } from './eraCache';
+import { findCause } from '../util/errorCause';
 import { DiscoverResultSchema, ImplementationSchema, InitializeResultSchema, type ClientCapabilities, type DiscoverResult, type InitializeResult } from './schemas';
 
 /** The protocol version we offer, and every version we accept from a server. */
@@ -43,11 +46,91 @@ export interface HandshakeContext {
 export function handshake(ctx: HandshakeContext, signal: AbortSignal | undefined): Promise<InitializeResult> {
   const setting = ctx.options.protocolEra ?? 'auto';
   if (setting === 'legacy') return initialize(ctx, legacyOffer(ctx.options), signal);
+  const key = ctx.transport.endpointKey;
+  if (setting === 'auto' && key !== undefined) return handshakeRemembering(ctx, key, signal);
   return discover(ctx, setting, signal);
 }
 
-/** The legacy handshake: `initialize`, a version check, then `notifications/initialized`. */
-async function initialize(ctx: HandshakeContext, offered: string, signal: AbortSignal | undefined): Promise<InitializeResult> {
+/**
+ * 'auto' over HTTP, with the era this process remembers of the endpoint (eraCache.ts): a legacy
+ * endpoint gets `initialize` at once, no probe; while another client probes an endpoint not yet
+ * known, this one waits for its answer. A remembered legacy endpoint that refuses initialize as a
+ * modern server does is probed after all (and remembered anew); one remembered as modern is
+ * probed as usual (server/discover is its handshake), falling back as the probe does.
+ */
+async function handshakeRemembering(ctx: HandshakeContext, key: string, signal: AbortSignal | undefined): Promise<InitializeResult> {
+  let era = httpEraCache.eraOf(key);
+  if (era === undefined) {
+    const underWay = httpEraCache.probeUnderWay(key);
+    // One wait at most: if that probe failed, this client probes on its own (no chain of waits).
+    if (underWay !== undefined) era = await untilAnswered(underWay, signal);
+  }
+  if (era === 'legacy') {
+    try {
+      return await initialize(ctx, legacyOffer(ctx.options), signal, true);
+    } catch (err) {
+      // Anything else: initialize has closed the connection already.
+      if (!refusedLikeModern(err)) throw err;
+      if (ctx.connection.isClosed || signal?.aborted) {
+        await closeQuietly(ctx);
+        throw err;
+      }
+      ctx.logger.debug(`[${ctx.options.label}] initialize refused (${errorMessage(err)}), though this server answered as legacy before: probing with server/discover`);
+      httpEraCache.forget(key);
+    }
+  }
+  const claim = era === undefined && httpEraCache.probeUnderWay(key) === undefined ? httpEraCache.claimProbe(key) : undefined;
+  const learned = (found: ProtocolEra | undefined) => {
+    if (claim !== undefined) claim.settle(found);
+    else if (found !== undefined) httpEraCache.remember(key, found);
+  };
+  try {
+    return await discover(ctx, 'auto', signal, learned);
+  } finally {
+    // A probe that failed (network, 5xx, 401, aborted) teaches nothing, and releases its waiters;
+    // after an answer this does nothing.
+    learned(undefined);
+  }
+}
+
+/** The era another client's probe found (undefined: it failed), or undefined at once when aborted. */
+function untilAnswered(answer: Promise<ProtocolEra | undefined>, signal: AbortSignal | undefined): Promise<ProtocolEra | undefined> {
+  if (signal === undefined) return answer;
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    answer.then((era) => {
+      signal.removeEventListener('abort', onAbort);
+      resolve(era);
+    }, () => resolve(undefined));
+  });
+}
+
+/**
+ * initialize refused the way a modern-only server refuses it: a JSON-RPC error, or over HTTP a
+ * 400/404/405 (versioning.mdx: such a server names its versions in the error).
+ */
+function refusedLikeModern(err: unknown): boolean {
+  if (findCause(err, RemoteError)) return true;
+  const status = httpStatusOf(err);
+  return status === 400 || status === 404 || status === 405;
+}
+
+/** The HTTP status in an error's causes, if any (without importing the HTTP transport here). */
+function httpStatusOf(err: unknown): number | undefined {
+  for (let e = err, depth = 0; e instanceof Error && depth < 8; e = e.cause, depth++) {
+    const status = (e as { status?: unknown }).status;
+    if (typeof status === 'number') return status;
+  }
+  return undefined;
+}
+
+/**
+ * The legacy handshake: `initialize`, a version check, then `notifications/initialized`.
+ * `keepOpenOnRefusal`: a refusal as a modern server makes leaves the connection open for the probe.
+ */
+async function initialize(ctx: HandshakeContext, offered: string, signal: AbortSignal | undefined, keepOpenOnRefusal = false): Promise<InitializeResult> {
   const { connection, options, transport } = ctx;
   // The probe may have set a modern version; initialize goes out without one.
   transport.setProtocolVersion?.(undefined);
@@ -60,7 +143,7 @@ async function initialize(ctx: HandshakeContext, offered: string, signal: AbortS
       { timeoutMs: options.initializeTimeoutMs ?? options.requestTimeoutMs, signal },
     );
   } catch (err) {
-    await closeQuietly(ctx);
+    if (!(keepOpenOnRefusal && refusedLikeModern(err))) await closeQuietly(ctx);
     throw err;
   }
   if (!SUPPORTED_PROTOCOL_VERSIONS.includes(result.protocolVersion)) {
@@ -83,7 +166,12 @@ async function initialize(ctx: HandshakeContext, offered: string, signal: AbortS
  * means modern (-32022 is answered with a version both speak); in 'auto', anything else (any
  * other error, no answer within the probe timeout) means legacy: `initialize` follows.
  */
-async function discover(ctx: HandshakeContext, setting: 'auto' | 'modern', signal: AbortSignal | undefined): Promise<InitializeResult> {
+async function discover(
+  ctx: HandshakeContext,
+  setting: 'auto' | 'modern',
+  signal: AbortSignal | undefined,
+  learned: (era: ProtocolEra) => void = () => undefined,
+): Promise<InitializeResult> {
   const { connection, options } = ctx;
   const handshakeTimeout = options.initializeTimeoutMs ?? options.requestTimeoutMs;
   const probing = setting === 'auto';
@@ -102,7 +190,10 @@ async function discover(ctx: HandshakeContext, setting: 'auto' | 'modern', signa
     } catch (err) {
       if (isRecognisedModernError(err) && err.code === ModernErrorCode.UnsupportedProtocolVersion) {
         const choice = pickVersion(supportedVersionsOf(err), SUPPORTED_PROTOCOL_VERSIONS);
-        if (choice?.era === 'legacy') return initialize(ctx, choice.version, signal);
+        if (choice?.era === 'legacy') {
+          learned('legacy');
+          return initialize(ctx, choice.version, signal);
+        }
         const again = choice?.version === version && !askedAgain;
         if (choice && (!tried.has(choice.version) || again)) {
           if (again) askedAgain = true;
@@ -125,6 +216,7 @@ async function discover(ctx: HandshakeContext, setting: 'auto' | 'modern', signa
         throw err;
       }
       ctx.logger.debug(`[${options.label}] server/discover failed (${errorMessage(err)}): using the legacy initialize handshake`);
+      learned('legacy');
       return initialize(ctx, legacyOffer(options), signal);
     }
     const choice = pickVersion(result.supportedVersions, SUPPORTED_PROTOCOL_VERSIONS);
@@ -132,6 +224,7 @@ async function discover(ctx: HandshakeContext, setting: 'auto' | 'modern', signa
       await closeQuietly(ctx);
       throw new UnsupportedProtocolVersionError(version, result.supportedVersions.join(', '), allVersions());
     }
+    learned(choice.era);
     if (choice.era === 'legacy') return initialize(ctx, choice.version, signal);
     return becomeModern(ctx, result, choice.version);
   }

@@ -7,6 +7,7 @@
 import { Emitter, HotEmitter, type Event } from '../util/event';
 import type { Disposable } from '../util/disposable';
 import { HttpTransportError, resolveHttpOptions, type HttpTransportOptions, type ResolvedHttpOptions } from './httpShared';
+import { endpointKeyOf } from './endpointMemory';
 import { LegacySseTransport } from './legacySse';
 import { StreamableHttpTransport } from './streamableHttp';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
@@ -63,6 +64,12 @@ class HttpTransportWithFallback implements Transport {
 
   get isClosed(): boolean {
     return this.closing || this.inner.isClosed;
+  }
+
+  private endpointKeyValue: string | undefined;
+
+  get endpointKey(): string {
+    return (this.endpointKeyValue ??= endpointKeyOf(this.o.href));
   }
 
   start(): Promise<void> {
@@ -127,19 +134,29 @@ class HttpTransportWithFallback implements Transport {
     );
     const streamable = this.inner;
     this.detach();
-    await streamable.close();
     const legacy = new LegacySseTransport(this.options);
     this.inner = legacy;
     this.attach(legacy);
     try {
       await legacy.start();
     } catch (err) {
+      // Neither: back to Streamable HTTP, still usable, and the next message decides again. A
+      // modern server refuses initialize (the era remembered as legacy was wrong): the client
+      // probes it with server/discover next, over this same transport (protocol/handshake.ts).
+      this.detach();
+      await legacy.close().catch(() => undefined);
+      this.inner = streamable;
+      this.attach(streamable);
+      this.deciding = undefined;
+      // Closed while the GET was under way: close() closed the legacy transport, not this one.
+      if (this.closing) await streamable.close();
       const why = err instanceof HttpTransportError ? err.detail : errorMessage(err);
       throw new HttpTransportError(
         `${this.o.shownUrl} is neither a Streamable HTTP endpoint (POST initialize answered HTTP ${status}) nor a legacy SSE endpoint (${why}). Check the URL.`,
         { code: err instanceof HttpTransportError ? err.code : 'EPROTO', status, url: this.o.shownUrl, label: this.o.label, cause: err },
       );
     }
+    await streamable.close();
     this.decided = true;
     this.logEmitter.fire(`${this.o.label}: using the legacy HTTP+SSE transport (${this.o.shownUrl})`);
     await legacy.send(message);

@@ -12,6 +12,7 @@ import { oversizeNotice } from './framing';
 import { isResponseTo, type RequestId } from './streamableHttpMessages';
 import type { TransportWarning } from './transport';
 import { errorMessage } from '../util/errorMessage';
+import { endpointKeyOf, getStreamMemory, type GetStreamOutcome } from './endpointMemory';
 
 /** The JSON-RPC error code given to requests whose answer stream was lost. */
 export const STREAM_LOST_ERROR_CODE = -32000;
@@ -52,6 +53,21 @@ interface StreamState {
   intercept: ((message: unknown) => boolean) | undefined;
 }
 
+/** How long a new session waits for another to learn whether the endpoint offers the GET stream (a server may hold its headers). */
+const GET_FINDING_WAIT_MS = 5_000;
+
+function untilKnown(known: Promise<void>): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, GET_FINDING_WAIT_MS);
+    // The wait keeps no process alive.
+    timer.unref();
+    void known.then(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 interface Sleeper {
   readonly timer: NodeJS.Timeout;
   readonly resolve: (completed: boolean) => void;
@@ -63,6 +79,11 @@ export class ResumableStreams {
   private getStream: StreamState | undefined;
   /** The server answered the GET with 405: it sends nothing on its own. */
   private getUnsupported = false;
+  /** Waiting for another session of the endpoint to find out whether it offers the GET stream. */
+  private getWaiting = false;
+  /** This session is finding out for the others (endpointMemory.ts). */
+  private getFinding: { settle(outcome: GetStreamOutcome): void } | undefined;
+  private endpointKeyValue: string | undefined;
   private getConnected = false;
   private readonly sleepers = new Set<Sleeper>();
 
@@ -105,12 +126,55 @@ export class ResumableStreams {
     });
   }
 
-  openGetStream(): void {
-    if (this.getUnsupported || !this.owner.isOpen() || this.getStream !== undefined) return;
+  /**
+   * Opens the optional GET stream, unless this endpoint answered a GET with 405 lately (any
+   * session of this process: endpointMemory.ts). While another new session of the endpoint is
+   * finding out, this one waits for its answer (asking once more only if it taught nothing).
+   * Nobody waits for the GET: the session is ready without it.
+   */
+  openGetStream(afterWaiting = false): void {
+    if (this.getUnsupported || this.getWaiting || !this.owner.isOpen() || this.getStream !== undefined) return;
+    const decision = getStreamMemory.decide(this.endpointKey);
+    if (decision.kind === 'skip') {
+      this.getUnsupported = true;
+      return;
+    }
+    if (decision.kind === 'wait' && !afterWaiting) {
+      this.getWaiting = true;
+      untilKnown(decision.known).then(() => {
+        this.getWaiting = false;
+        this.openGetStream(true);
+      }, (err: unknown) => this.owner.internalError(err));
+      return;
+    }
+    this.getFinding = decision.kind === 'find-out' ? decision : undefined;
     const controller = manyListenerController();
     const state = this.newStream('get', [], controller.signal, controller);
     this.getStream = state;
-    this.runStream(state, undefined).then(undefined, (err: unknown) => this.owner.internalError(err));
+    this.runStream(state, undefined).then(
+      () => this.settleGetFinding('unknown'),
+      (err: unknown) => {
+        this.settleGetFinding('unknown');
+        this.owner.internalError(err);
+      },
+    );
+  }
+
+  /** A new session (the server may have been deployed anew): ask for the GET stream again, even after a 405. */
+  reconsiderGetStream(): void {
+    getStreamMemory.forgetUnsupported(this.endpointKey);
+    this.getUnsupported = false;
+    this.openGetStream();
+  }
+
+  private settleGetFinding(outcome: GetStreamOutcome): void {
+    const finding = this.getFinding;
+    this.getFinding = undefined;
+    finding?.settle(outcome);
+  }
+
+  private get endpointKey(): string {
+    return (this.endpointKeyValue ??= endpointKeyOf(this.owner.o.href));
   }
 
   stopGetStream(): void {
@@ -225,6 +289,7 @@ export class ResumableStreams {
         if (this.stopped(state)) return;
         problem = `GET failed: ${err instanceof HttpTransportError ? err.detail : errorMessage(err)}`;
         network = isNetworkError(err);
+        if (state.kind === 'get') this.settleGetFinding('unknown');
         if (!(err instanceof HttpTransportError)) {
           // Authorization that needs a person: no point retrying on our own.
           this.giveUp(state, problem, false);
@@ -232,6 +297,7 @@ export class ResumableStreams {
         }
         continue;
       }
+      if (state.kind === 'get') this.learnGetSupport(res.status, res.headers.get('content-type'));
       if (res.status === 405 && state.kind === 'get') {
         await drain(res);
         this.getUnsupported = true;
@@ -247,6 +313,16 @@ export class ResumableStreams {
         res = undefined;
       }
     }
+  }
+
+  /** What a GET's answer tells the other sessions of the endpoint: 405, or a stream. */
+  private learnGetSupport(status: number, contentType: string | null): void {
+    if (status === 405) {
+      if (this.getFinding === undefined) getStreamMemory.rememberUnsupported(this.endpointKey);
+      this.settleGetFinding('unsupported');
+    } else if (status >= 200 && status < 300 && isEventStream(contentType)) this.settleGetFinding('supported');
+    // Anything else (5xx, a wrong type) says nothing either way: the others need not wait for the retries.
+    else this.settleGetFinding('unknown');
   }
 
   private handleEvent(event: EventSourceMessage, state: StreamState): void {

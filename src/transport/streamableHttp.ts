@@ -39,6 +39,7 @@ import type { Transport, TransportCloseInfo, TransportWarning } from './transpor
 import { BodyTooLargeError, ERROR_EXCERPT_BYTES, readTextLimited } from './httpBody';
 import { paramHeaderValues, paramHeadersOf, type ParamHeader } from './paramHeaders';
 import { ResumableStreams } from './resumableStreams';
+import { endpointKeyOf } from './endpointMemory';
 import { StreamableHttpSession } from './streamableHttpSession';
 import { describeMessage, isMethod, mirroredHeaders, requestIds } from './streamableHttpMessages';
 import { errorMessage } from '../util/errorMessage';
@@ -108,6 +109,12 @@ export class StreamableHttpTransport implements Transport {
 
   get isClosed(): boolean {
     return this.phase === 'closing' || this.phase === 'closed';
+  }
+
+  private endpointKeyValue: string | undefined;
+
+  get endpointKey(): string {
+    return (this.endpointKeyValue ??= endpointKeyOf(this.o.href));
   }
 
   /** The session id the server assigned, if any (for tests and diagnostics; never logged). */

@@ -151,7 +151,6 @@ export class StreamableHttpSession {
     const o = this.owner.o;
     const streams = this.owner.streams;
     this.owner.log(`${o.label}: the session expired (HTTP 404 for its session id); starting a new session`);
-    const hadGetStream = streams.hasGetStream;
     streams.stopGetStream();
     const version = this.protocolVersion;
     this.sessionId = undefined;
@@ -182,7 +181,9 @@ export class StreamableHttpSession {
     if (!ack.ok) throw await statusError(o, 'POST', ack, 'notifications/initialized for a new session');
     await drain(ack);
     this.owner.log(`${o.label}: started a new session`);
-    if (hadGetStream) streams.openGetStream();
+    // A server that forgot our session has often restarted, perhaps a new version: one that
+    // refused the GET stream (405) is asked again; one whose stream was open gets it back.
+    streams.reconsiderGetStream();
   }
 
   /** The answer to our own request `id`, from a JSON body or an SSE stream. */

@@ -59,6 +59,12 @@ export interface Transport {
   /** The process id, for transports that start a process. */
   readonly pid?: number;
   /**
+   * Names the server's endpoint for what the process remembers of it across connections (HTTP:
+   * origin and path, endpointMemory.ts; its era: protocol/eraCache.ts). Undefined over stdio,
+   * whose era is learned anew with each process.
+   */
+  readonly endpointKey?: string;
+  /**
    * Told the negotiated protocol version once the handshake is done (HTTP transports send
    * it as the MCP-Protocol-Version header on every later request). Optional: stdio ignores it.
    * The modern era sets it before its first request; undefined takes it back (the era probe

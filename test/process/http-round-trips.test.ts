@@ -2,15 +2,18 @@
 // era known (protocolEra 'legacy'), ours sends what the floor client sends (initialize,
 // notifications/initialized, DELETE) plus the optional GET stream, which never delays
 // connect(): the server here holds it unanswered. In 'auto' the era probe costs one POST more
-// against a legacy server, and a modern server is ready after that one POST. The host remembers
-// a remote server that answered as legacy: its next session (a restart) sends no probe; if the
-// server has become modern meanwhile, initialize is refused and the probe follows, same start.
-import { test, describe } from 'node:test';
+// against a legacy server, once per endpoint and process: the era is remembered
+// (protocol/eraCache.ts), concurrent first sessions share one probe, and a wrong memory heals
+// (a server upgraded or downgraded in place). A GET answered 405 is not asked again by later
+// sessions (transport/endpointMemory.ts); a server that offers the stream gets one per session.
+import { test, describe, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpClient } from '../../src/protocol/client';
 import type { ProtocolEraSetting } from '../../src/protocol/era';
+import { httpEraCache } from '../../src/protocol/eraCache';
+import { endpointKeyOf, getStreamMemory } from '../../src/transport/endpointMemory';
 import { createHttpTransport } from '../../src/transport/http';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
@@ -18,9 +21,16 @@ import { testEnvironment } from '../helpers/host';
 
 const SESSION = 'round-trip-session';
 
-/** A session server (legacy era: initialize; modern: server/discover) that logs `METHOD jsonrpc-method` per request; the GET stream is held open, never answered. */
-async function countingServer(initialEra: 'legacy' | 'modern') {
-  const state = { era: initialEra };
+/** What the server does with a legacy session's GET: holds it unanswered, opens an event stream (held open), or answers 405. */
+type GetAnswer = 'held' | 'stream' | '405';
+
+/**
+ * A session server (legacy era: initialize; modern: server/discover; 'failing': 503 to every
+ * POST) that logs `METHOD jsonrpc-method` per request. Modern servers answer GET with 405.
+ */
+async function countingServer(initialEra: 'legacy' | 'modern' | 'failing', get: GetAnswer = 'held') {
+  /** `generation` names the live sessions: a session id of an older one is answered 404 (the server restarted). */
+  const state = { era: initialEra, generation: 1 };
   const requests: string[] = [];
   const heldGets: http.ServerResponse[] = [];
   const server = http.createServer((req, res) => {
@@ -30,12 +40,28 @@ async function countingServer(initialEra: 'legacy' | 'modern') {
       const era = state.era;
       if (req.method !== 'POST') {
         requests.push(req.method ?? '?');
-        if (req.method === 'GET' && era === 'legacy') heldGets.push(res);
-        else res.writeHead(req.method === 'GET' ? 405 : 200).end();
+        if (req.method !== 'GET') res.writeHead(200).end();
+        else if (era !== 'legacy' || get === '405') res.writeHead(405, { allow: 'POST, DELETE' }).end();
+        else {
+          heldGets.push(res);
+          if (get === 'stream') {
+            res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+            res.flushHeaders();
+          }
+        }
         return;
       }
       const message = JSON.parse(body) as { id?: number; method: string };
       requests.push(`POST ${message.method}`);
+      if (era === 'failing') {
+        res.writeHead(503).end('down for maintenance');
+        return;
+      }
+      const sessionId = req.headers['mcp-session-id'];
+      if (era === 'legacy' && sessionId !== undefined && sessionId !== `${SESSION}-${state.generation}`) {
+        res.writeHead(404).end('no such session');
+        return;
+      }
       const reply = (result: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(200, { 'content-type': 'application/json', ...headers });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
@@ -44,7 +70,7 @@ async function countingServer(initialEra: 'legacy' | 'modern') {
       else if (message.method === 'server/discover' && era === 'modern') {
         reply({ resultType: 'complete', supportedVersions: ['2026-07-28'], capabilities: { tools: {} }, serverInfo: { name: 'counted', version: '1.0.0' } });
       } else if (message.method === 'initialize' && era === 'legacy') {
-        reply({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'counted', version: '1.0.0' } }, { 'mcp-session-id': SESSION });
+        reply({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'counted', version: '1.0.0' } }, { 'mcp-session-id': `${SESSION}-${state.generation}` });
       } else if (message.method === 'tools/list') {
         reply(era === 'modern' ? { resultType: 'complete', ttlMs: 0, cacheScope: 'private', tools: [] } : { tools: [] });
       } else if (era === 'legacy' && req.headers['mcp-session-id'] === undefined) {
@@ -61,7 +87,10 @@ async function countingServer(initialEra: 'legacy' | 'modern') {
     requests,
     heldGets,
     /** The era it answers in from now on (a server upgraded in place). */
-    become: (era: 'legacy' | 'modern') => (state.era = era),
+    become: (era: 'legacy' | 'modern' | 'failing') => (state.era = era),
+    /** Forgets every session, as a restarted server does. */
+    restart: () => state.generation++,
+    count: (what: string) => requests.filter((r) => r === what).length,
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of heldGets) res.destroy();
@@ -94,6 +123,41 @@ async function oneSession(url: string, requests: string[], protocolEra?: Protoco
 
 const posts = (requests: string[]) => requests.filter((r) => r.startsWith('POST'));
 
+/** A connected client (not closed). */
+async function openSession(url: string): Promise<McpClient> {
+  const transport = createHttpTransport('http', { url, label: 'counted' });
+  const client = new McpClient(transport, { label: 'counted', clientInfo: { name: 'round-trips', version: '0.0.0' }, requestTimeoutMs: 10_000 });
+  try {
+    await client.connect();
+  } catch (err) {
+    client.dispose();
+    throw err;
+  }
+  return client;
+}
+
+async function closeAll(clients: McpClient[]): Promise<void> {
+  for (const client of clients) {
+    await client.close();
+    client.dispose();
+  }
+}
+
+/** Waits for a request the client sends in the background (the GET stream); fails after 10 s. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`never happened: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+beforeEach(() => {
+  // Every test has a server of its own (its own port); this makes each start from nothing anyway.
+  httpEraCache.clear();
+  getStreamMemory.clear();
+});
+
 describe('round trips of a new HTTP session', () => {
   test("protocolEra 'legacy': initialize and initialized before ready, as the floor; the held GET delays nothing", async () => {
     const server = await countingServer('legacy');
@@ -110,7 +174,7 @@ describe('round trips of a new HTTP session', () => {
     }
   });
 
-  test("'auto' against a legacy server: the era probe is one POST more, and no other", async () => {
+  test("'auto' against a legacy server never met: the era probe is one POST more, and no other", async () => {
     const server = await countingServer('legacy');
     try {
       const { atReady, all } = await oneSession(server.url, server.requests);
@@ -135,7 +199,115 @@ describe('round trips of a new HTTP session', () => {
   });
 });
 
-describe('the host remembers a remote server that answered the era probe as legacy', () => {
+describe('what the process remembers of an endpoint', () => {
+  test('concurrent first sessions share one probe and one GET (answered 405); later sessions send neither', async () => {
+    const server = await countingServer('legacy', '405');
+    try {
+      const clients = await Promise.all(Array.from({ length: 8 }, () => openSession(server.url)));
+      assert.equal(server.count('POST server/discover'), 1, server.requests.join(', '));
+      assert.equal(server.count('POST initialize'), 8);
+      assert.deepEqual(clients.map((c) => c.era), Array(8).fill('legacy'));
+      await until(() => server.count('GET') >= 1, 'the first session asks for the GET stream');
+      for (const client of clients) await client.listAllTools();
+      await closeAll(clients);
+      assert.equal(server.count('GET'), 1, `one GET for eight sessions: ${server.requests.join(', ')}`);
+
+      server.requests.length = 0;
+      const { atReady, all, era } = await oneSession(server.url, server.requests);
+      assert.equal(era, 'legacy');
+      assert.deepEqual(posts(atReady), ['POST initialize', 'POST notifications/initialized'], 'no probe: the era is known');
+      assert.deepEqual(all, ['POST initialize', 'POST notifications/initialized', 'POST tools/list', 'DELETE'], 'no GET after the 405');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a server that offers the GET stream gets one in every session, concurrent ones included', async () => {
+    const server = await countingServer('legacy', 'stream');
+    try {
+      const clients = await Promise.all(Array.from({ length: 4 }, () => openSession(server.url)));
+      await until(() => server.count('GET') === 4, 'four GET streams');
+      const later = await openSession(server.url);
+      await until(() => server.count('GET') === 5, 'a fifth GET stream, for the later session');
+      await closeAll([...clients, later]);
+      assert.equal(server.count('POST server/discover'), 1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a session renewal (the server restarted) asks for the GET stream again, even after a 405', async () => {
+    const server = await countingServer('legacy', '405');
+    try {
+      const client = await openSession(server.url);
+      await until(() => server.count('GET') === 1, 'the first GET');
+      server.restart();
+      await client.listAllTools();
+      assert.equal(server.count('POST initialize'), 2, `a new session: ${server.requests.join(', ')}`);
+      await until(() => server.count('GET') === 2, 'the GET asked again in the new session');
+      const later = await openSession(server.url);
+      await closeAll([client, later]);
+      assert.equal(server.count('GET'), 2, 'answered 405 again: believed again');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a legacy endpoint upgraded to modern in place: initialize refused, then the probe, then modern is remembered', async () => {
+    const server = await countingServer('legacy');
+    try {
+      assert.equal((await oneSession(server.url, server.requests)).era, 'legacy');
+      server.become('modern');
+      server.requests.length = 0;
+      const healed = await oneSession(server.url, server.requests);
+      assert.equal(healed.era, 'modern');
+      assert.deepEqual(posts(healed.all), ['POST initialize', 'POST server/discover', 'POST tools/list']);
+
+      server.requests.length = 0;
+      const next = await oneSession(server.url, server.requests);
+      assert.equal(next.era, 'modern');
+      assert.deepEqual(next.all, ['POST server/discover', 'POST tools/list'], 'server/discover alone: the modern handshake');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a modern endpoint downgraded to legacy: the probe falls back as on first contact, and legacy is remembered', async () => {
+    const server = await countingServer('modern');
+    try {
+      assert.equal((await oneSession(server.url, server.requests)).era, 'modern');
+      server.become('legacy');
+      server.requests.length = 0;
+      const healed = await oneSession(server.url, server.requests);
+      assert.equal(healed.era, 'legacy');
+      assert.deepEqual(posts(healed.all), ['POST server/discover', 'POST initialize', 'POST notifications/initialized', 'POST tools/list']);
+
+      server.requests.length = 0;
+      const next = await oneSession(server.url, server.requests);
+      assert.deepEqual(posts(next.all), ['POST initialize', 'POST notifications/initialized', 'POST tools/list']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a probe that failed (HTTP 503) remembers nothing: the next session probes again', async () => {
+    const server = await countingServer('failing');
+    try {
+      await assert.rejects(oneSession(server.url, server.requests));
+      assert.deepEqual(posts(server.requests), ['POST server/discover']);
+      assert.equal(httpEraCache.eraOf(endpointKeyOf(server.url)), undefined);
+      server.become('legacy');
+      server.requests.length = 0;
+      const { all, era } = await oneSession(server.url, server.requests);
+      assert.equal(era, 'legacy');
+      assert.deepEqual(posts(all), ['POST server/discover', 'POST initialize', 'POST notifications/initialized', 'POST tools/list']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('a host restart of a remote server that answered the era probe as legacy', () => {
   const source: ConfigSource = { file: '/tmp/round-trips/.vscode/mcp.json', kind: 'workspace', workspaceFolder: '/tmp/round-trips' };
 
   test('a restart sends no server/discover; a server become modern meanwhile is probed in the same start', async () => {

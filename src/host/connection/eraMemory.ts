@@ -4,11 +4,11 @@ import type { ServerDefinition } from '../config';
 /**
  * The era learned for one definition: a server that closed on the server/discover probe and then
  * ran as legacy is started as legacy again, until its configuration changes (versioning.mdx).
+ * Stdio only in practice: a remote server's era is remembered by the client layer for the whole
+ * process, per endpoint (protocol/eraCache.ts), and an HTTP probe never closes the connection.
  */
 export class EraMemory {
   private learned: { definitionKey: string; era: ProtocolEra } | undefined;
-  /** A remote server in 'auto' that answered the probe as legacy (see legacyOverHttp). */
-  private answeredLegacy: string | undefined;
 
   /** The era learned for this definition, if any. */
   forDefinition(definition: ServerDefinition | undefined): ProtocolEra | undefined {
@@ -19,23 +19,5 @@ export class EraMemory {
   /** Remembers that this definition ran as legacy although it did not ask for it. */
   remember(definition: ServerDefinition, era: ProtocolEra): void {
     this.learned = { definitionKey: JSON.stringify(definition), era };
-  }
-
-  /**
-   * True when this remote definition, in 'auto', ran as legacy last time: its next session starts
-   * with `initialize` (one HTTP round trip less than probing with server/discover first).
-   */
-  legacyOverHttp(definition: ServerDefinition): boolean {
-    return definition.type !== 'stdio' && this.answeredLegacy === JSON.stringify(definition);
-  }
-
-  /** What an 'auto' session of a remote definition ran as; a failed session forgets it (forgetHttpEra). */
-  rememberHttpEra(definition: ServerDefinition, era: ProtocolEra): void {
-    if (definition.type === 'stdio') return;
-    this.answeredLegacy = era === 'legacy' ? JSON.stringify(definition) : undefined;
-  }
-
-  forgetHttpEra(): void {
-    this.answeredLegacy = undefined;
   }
 }

@@ -1,0 +1,114 @@
+// What this process has learned about each HTTP endpoint, shared by all its sessions: the key
+// that names an endpoint (also the key of the era cache, protocol/eraCache.ts), and whether it
+// offers the optional GET stream (2025-03-26..2025-11-25 Streamable HTTP: a server without one
+// answers the GET with 405), so that later sessions do not ask again.
+
+/**
+ * The endpoint of a URL: origin and path. The spec keys the era by origin, but one origin often
+ * hosts several MCP servers at different paths (gateways, `https://host/github/mcp` beside
+ * `https://host/jira/mcp`), which may be of different eras or differ in their GET stream: keyed by
+ * origin alone, they would flap, each costing a healing round trip. The query is left out: it
+ * carries parameters of the same server (profiles, keys). Never logged (a path may hold a secret).
+ */
+export function endpointKeyOf(href: string): string {
+  try {
+    const url = new URL(href);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return href;
+  }
+}
+
+/**
+ * How long a 405 to the GET is believed. A server can start offering the stream only when it is
+ * deployed anew, which a client cannot see without asking: ten minutes bounds what a long-lived
+ * editor misses (server-initiated notifications) to a few sessions, and a session renewal (HTTP
+ * 404, often a restarted server) forgets it at once (forgetGetUnsupported).
+ */
+export const GET_UNSUPPORTED_MEMORY_MS = 10 * 60_000;
+
+/** What a session does about its GET stream. */
+export type GetStreamDecision =
+  | { readonly kind: 'skip' }
+  | { readonly kind: 'open' }
+  /** Nobody knows yet: this session asks, and settles what it learns for the others. */
+  | { readonly kind: 'find-out'; settle(outcome: GetStreamOutcome): void }
+  /** Another session is asking: wait for it, then decide again. */
+  | { readonly kind: 'wait'; readonly known: Promise<void> };
+
+/** What a GET taught: 'unknown' when it failed otherwise (network, 5xx, closed before the answer). */
+export type GetStreamOutcome = 'supported' | 'unsupported' | 'unknown';
+
+interface GetStreamEntry {
+  supported?: boolean;
+  /** performance.now() until which a 405 is believed. */
+  unsupportedUntil?: number;
+  finding?: Promise<void>;
+}
+
+/** Endpoints remembered at most (a process talks to its configured servers; the bound is for any other). */
+const MAX_ENDPOINTS = 512;
+
+export class GetStreamMemory {
+  private readonly entries = new Map<string, GetStreamEntry>();
+
+  private entryOf(key: string): GetStreamEntry {
+    let entry = this.entries.get(key);
+    if (entry === undefined) {
+      if (this.entries.size >= MAX_ENDPOINTS) this.entries.delete(this.entries.keys().next().value as string);
+      this.entries.set(key, (entry = {}));
+    }
+    return entry;
+  }
+
+  /** `now`: performance.now(), given by tests. */
+  decide(key: string, now?: number): GetStreamDecision {
+    const entry = this.entryOf(key);
+    if (entry.unsupportedUntil !== undefined) {
+      if ((now ?? performance.now()) < entry.unsupportedUntil) return { kind: 'skip' };
+      entry.unsupportedUntil = undefined;
+    }
+    if (entry.supported) return { kind: 'open' };
+    if (entry.finding !== undefined) return { kind: 'wait', known: entry.finding };
+    let resolve!: () => void;
+    const finding = new Promise<void>((r) => (resolve = r));
+    entry.finding = finding;
+    const found = entry;
+    let settled = false;
+    return {
+      kind: 'find-out',
+      settle: (outcome) => {
+        if (settled) return;
+        settled = true;
+        if (found.finding === finding) found.finding = undefined;
+        if (outcome === 'supported') found.supported = true;
+        if (outcome === 'unsupported') {
+          found.supported = false;
+          found.unsupportedUntil = performance.now() + GET_UNSUPPORTED_MEMORY_MS;
+        }
+        resolve();
+      },
+    };
+  }
+
+  /** A GET answered 405 outside a finding-out (a server that dropped its stream): believed from now on. */
+  rememberUnsupported(key: string): void {
+    const entry = this.entryOf(key);
+    entry.supported = false;
+    entry.unsupportedUntil = performance.now() + GET_UNSUPPORTED_MEMORY_MS;
+  }
+
+  /** The endpoint may have changed (a session renewal): its next session asks again. */
+  forgetUnsupported(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry !== undefined) entry.unsupportedUntil = undefined;
+  }
+
+  /** Forgets every endpoint (tests). */
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+/** The one memory of this process, shared by every Streamable HTTP transport. */
+export const getStreamMemory = new GetStreamMemory();

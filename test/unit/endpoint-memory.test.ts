@@ -1,0 +1,91 @@
+// What the process remembers of HTTP endpoints (#21): the key of an endpoint, the era cache with
+// its single-flight probe (protocol/eraCache.ts), and the GET-stream memory with the expiry of a
+// 405 (transport/endpointMemory.ts). The round trips they save are counted against a real server
+// in test/process/http-round-trips.test.ts.
+import { test, describe } from 'node:test';
+import * as assert from 'node:assert/strict';
+import { EraCache } from '../../src/protocol/eraCache';
+import { GET_UNSUPPORTED_MEMORY_MS, GetStreamMemory, endpointKeyOf } from '../../src/transport/endpointMemory';
+
+describe('endpointKeyOf', () => {
+  test('origin and path: the query, the fragment and credentials are left out; paths of one origin differ', () => {
+    assert.equal(endpointKeyOf('https://example.test/mcp?profile=a#x'), 'https://example.test/mcp');
+    assert.equal(endpointKeyOf('https://example.test:443/mcp'), 'https://example.test/mcp');
+    assert.equal(endpointKeyOf('https://user:secret@example.test/mcp'), 'https://example.test/mcp');
+    assert.notEqual(endpointKeyOf('https://example.test/github/mcp'), endpointKeyOf('https://example.test/jira/mcp'));
+    assert.notEqual(endpointKeyOf('http://example.test/mcp'), endpointKeyOf('https://example.test/mcp'));
+  });
+});
+
+describe('EraCache', () => {
+  test('one probe at a time per endpoint: the others get its answer, which is remembered', async () => {
+    const cache = new EraCache();
+    assert.equal(cache.probeUnderWay('a'), undefined);
+    const claim = cache.claimProbe('a');
+    const waiting = cache.probeUnderWay('a');
+    assert.ok(waiting);
+    assert.equal(cache.probeUnderWay('b'), undefined, 'another endpoint is not affected');
+    claim.settle('legacy');
+    assert.equal(await waiting, 'legacy');
+    assert.equal(cache.eraOf('a'), 'legacy');
+    assert.equal(cache.probeUnderWay('a'), undefined);
+    claim.settle('modern');
+    assert.equal(cache.eraOf('a'), 'legacy', 'a claim settles once');
+  });
+
+  test('a failed probe remembers nothing and releases its waiters; forget takes a wrong memory back', async () => {
+    const cache = new EraCache();
+    cache.remember('a', 'modern');
+    cache.forget('a');
+    assert.equal(cache.eraOf('a'), undefined);
+    const claim = cache.claimProbe('a');
+    const waiting = cache.probeUnderWay('a');
+    claim.settle(undefined);
+    assert.equal(await waiting, undefined);
+    assert.equal(cache.eraOf('a'), undefined);
+  });
+
+  test('remembers a bounded number of endpoints, the oldest forgotten first', () => {
+    const cache = new EraCache();
+    for (let i = 0; i <= 512; i++) cache.remember(`https://e${i}.test/mcp`, 'legacy');
+    assert.equal(cache.eraOf('https://e0.test/mcp'), undefined);
+    assert.equal(cache.eraOf('https://e1.test/mcp'), 'legacy');
+    assert.equal(cache.eraOf('https://e512.test/mcp'), 'legacy');
+  });
+});
+
+describe('GetStreamMemory', () => {
+  test('the first session finds out; the others wait; a 405 is believed for a while, then asked again', async () => {
+    const memory = new GetStreamMemory();
+    const first = memory.decide('a');
+    assert.equal(first.kind, 'find-out');
+    const second = memory.decide('a');
+    assert.equal(second.kind, 'wait');
+    if (first.kind !== 'find-out' || second.kind !== 'wait') return;
+    first.settle('unsupported');
+    await second.known;
+    const now = performance.now();
+    assert.equal(memory.decide('a', now).kind, 'skip');
+    assert.equal(memory.decide('a', now + GET_UNSUPPORTED_MEMORY_MS + 1).kind, 'find-out', 'forgotten after its time');
+  });
+
+  test('a supported stream is opened by every later session; a renewal forgets a 405 at once', () => {
+    const memory = new GetStreamMemory();
+    const first = memory.decide('a');
+    if (first.kind !== 'find-out') assert.fail('the first session finds out');
+    first.settle('supported');
+    assert.equal(memory.decide('a').kind, 'open');
+    memory.rememberUnsupported('a');
+    assert.equal(memory.decide('a').kind, 'skip', 'a server that dropped its stream');
+    memory.forgetUnsupported('a');
+    assert.notEqual(memory.decide('a').kind, 'skip');
+  });
+
+  test("an 'unknown' outcome (5xx, network) lets the next session find out", () => {
+    const memory = new GetStreamMemory();
+    const first = memory.decide('a');
+    if (first.kind !== 'find-out') assert.fail('the first session finds out');
+    first.settle('unknown');
+    assert.equal(memory.decide('a').kind, 'find-out');
+  });
+});
