@@ -4,7 +4,15 @@
  * costs at most the limit in memory; nothing here calls `res.text()`, `json()` or
  * `arrayBuffer()`, which read a body whole first. Kept apart from the transports so a later
  * change of HTTP client (node:http) touches this file alone.
+ *
+ * Two paths: a response of our node:http fetch (nodeHttp.ts) is read straight from its
+ * IncomingMessage (no web stream, no promise per chunk); any other fetch's (a caller's own, as
+ * tests inject) through its WHATWG body stream. Both count, cut and time out alike.
  */
+import { isNodeResponse, nodeBodyOf, type NodeBody } from './nodeHttp';
+
+/** Decodes whole bodies (never in stream mode, so one instance serves every read). */
+const utf8 = new TextDecoder();
 
 /** Enough of an error body to show its reason; the rest is cancelled unread. */
 export const ERROR_EXCERPT_BYTES = 8 * 1024;
@@ -63,7 +71,34 @@ interface Prefix {
  * Reads at most `limit` bytes, then cancels the rest of the body. With `waitMs`, a body that has
  * not ended by then is cancelled too, and what arrived is returned (not complete).
  */
-async function readPrefix(res: Response, limit: number, waitMs?: number): Promise<Prefix> {
+function readPrefix(res: Response, limit: number, waitMs?: number): Promise<Prefix> {
+  const node = nodeBodyOf(res);
+  return node !== undefined ? readNodePrefix(node, limit, waitMs) : readStreamPrefix(res, limit, waitMs);
+}
+
+/**
+ * readPrefix of a node:http body. No EventLoopSlicer here: node:http hands over each chunk in
+ * its own I/O callback (at most what one socket read gave), so timers and other I/O run between
+ * chunks; a web stream's read() instead resolves at once from its queue, which the slicer guards.
+ */
+async function readNodePrefix(body: NodeBody, limit: number, waitMs: number | undefined): Promise<Prefix> {
+  const chunks: Buffer[] = [];
+  let seen = 0;
+  const end = await body.read((chunk) => {
+    const room = limit - seen;
+    seen += chunk.byteLength;
+    if (chunk.byteLength > room) {
+      if (room > 0) chunks.push(chunk.subarray(0, room));
+      return false;
+    }
+    chunks.push(chunk);
+    return true;
+  }, waitMs);
+  const complete = end === 'ended';
+  return { bytes: concat(chunks, Math.min(seen, limit)), seen, complete };
+}
+
+async function readStreamPrefix(res: Response, limit: number, waitMs?: number): Promise<Prefix> {
   const body = res.body;
   if (body === null) return { bytes: new Uint8Array(0), seen: 0, complete: true };
   const reader = body.getReader();
@@ -111,8 +146,11 @@ async function readPrefix(res: Response, limit: number, waitMs?: number): Promis
 
 function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
   if (chunks.length === 1) return chunks[0];
+  if (chunks.length === 0) return EMPTY;
   return Buffer.concat(chunks, length);
 }
+
+const EMPTY = new Uint8Array(0);
 
 function declaredLength(res: Response): number | undefined {
   const value = res.headers.get('content-length');
@@ -121,7 +159,9 @@ function declaredLength(res: Response): number | undefined {
 }
 
 function cancelBody(res: Response): void {
-  res.body?.cancel().then(undefined, () => undefined);
+  const node = nodeBodyOf(res);
+  if (node !== undefined) node.cancel();
+  else res.body?.cancel().then(undefined, () => undefined);
 }
 
 /**
@@ -141,13 +181,13 @@ export async function readBodyLimited(res: Response, limit: number, what: string
 
 /** readBodyLimited, decoded as UTF-8. */
 export async function readTextLimited(res: Response, limit: number, what: string): Promise<string> {
-  return new TextDecoder().decode(await readBodyLimited(res, limit, what));
+  return utf8.decode(await readBodyLimited(res, limit, what));
 }
 
 /** The first `max` bytes of a body as text (for an error's excerpt); never rejects. */
 export async function readTextPrefix(res: Response, max = ERROR_EXCERPT_BYTES): Promise<string> {
   try {
-    return new TextDecoder().decode((await readPrefix(res, max, EXCERPT_WAIT_MS)).bytes);
+    return utf8.decode((await readPrefix(res, max, EXCERPT_WAIT_MS)).bytes);
   } catch {
     // The body is only decoration.
     return '';
@@ -156,7 +196,8 @@ export async function readTextPrefix(res: Response, max = ERROR_EXCERPT_BYTES): 
 
 /** Reads and discards a small body so the connection can be reused; a larger one is cancelled. */
 export async function drain(res: Response, max = DRAIN_MAX_BYTES): Promise<void> {
-  if (res.body === null) return;
+  // A node:http response is asked before `body`, which would build its web stream.
+  if (!isNodeResponse(res) && res.body === null) return;
   const declared = declaredLength(res);
   if (declared !== undefined && declared > max) {
     cancelBody(res);
