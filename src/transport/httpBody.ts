@@ -9,6 +9,7 @@
  * IncomingMessage (no web stream, no promise per chunk); any other fetch's (a caller's own, as
  * tests inject) through its WHATWG body stream. Both count, cut and time out alike.
  */
+import { StringDecoder } from 'node:string_decoder';
 import { isNodeResponse, nodeBodyOf, type NodeBody } from './nodeHttp';
 
 /** Decodes whole bodies (never in stream mode, so one instance serves every read). */
@@ -71,31 +72,64 @@ interface Prefix {
  * Reads at most `limit` bytes, then cancels the rest of the body. With `waitMs`, a body that has
  * not ended by then is cancelled too, and what arrived is returned (not complete).
  */
-function readPrefix(res: Response, limit: number, waitMs?: number): Promise<Prefix> {
+async function readPrefix(res: Response, limit: number, waitMs?: number): Promise<Prefix> {
   const node = nodeBodyOf(res);
-  return node !== undefined ? readNodePrefix(node, limit, waitMs) : readStreamPrefix(res, limit, waitMs);
+  if (node === undefined) return readStreamPrefix(res, limit, waitMs);
+  const chunks: Buffer[] = [];
+  const extent = await readNodePrefix(node, limit, waitMs, (chunk) => chunks.push(chunk));
+  return { bytes: concat(chunks, Math.min(extent.seen, limit)), ...extent };
+}
+
+interface TextPrefix {
+  readonly text: string;
+  readonly seen: number;
+  readonly complete: boolean;
 }
 
 /**
- * readPrefix of a node:http body. No EventLoopSlicer here: node:http hands over each chunk in
- * its own I/O callback (at most what one socket read gave), so timers and other I/O run between
- * chunks; a web stream's read() instead resolves at once from its queue, which the slicer guards.
+ * readPrefix decoded as UTF-8. A node:http body is decoded chunk by chunk as it arrives (a
+ * StringDecoder keeps a character split between chunks whole): decoding one large buffer whole,
+ * or with TextDecoder's stream mode, costs several times more.
  */
-async function readNodePrefix(body: NodeBody, limit: number, waitMs: number | undefined): Promise<Prefix> {
-  const chunks: Buffer[] = [];
+async function readTextPrefixOf(res: Response, limit: number, waitMs?: number): Promise<TextPrefix> {
+  const node = nodeBodyOf(res);
+  if (node === undefined) {
+    const prefix = await readStreamPrefix(res, limit, waitMs);
+    return { text: utf8.decode(prefix.bytes), seen: prefix.seen, complete: prefix.complete };
+  }
+  const decoder = new StringDecoder('utf8');
+  let text = '';
+  const extent = await readNodePrefix(node, limit, waitMs, (chunk) => {
+    text += decoder.write(chunk);
+  });
+  text += decoder.end();
+  return { text: withoutBom(text), ...extent };
+}
+
+/** What TextDecoder does by default: a leading byte order mark is not part of the text. */
+export function withoutBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+/**
+ * Reads a node:http body to at most `limit` bytes, handing what fits to `keep`. No
+ * EventLoopSlicer here: node:http hands over each chunk in its own I/O callback (at most what
+ * one socket read gave), so timers and other I/O run between chunks; a web stream's read()
+ * instead resolves at once from its queue, which the slicer guards.
+ */
+async function readNodePrefix(body: NodeBody, limit: number, waitMs: number | undefined, keep: (chunk: Buffer) => void): Promise<{ seen: number; complete: boolean }> {
   let seen = 0;
   const end = await body.read((chunk) => {
     const room = limit - seen;
     seen += chunk.byteLength;
     if (chunk.byteLength > room) {
-      if (room > 0) chunks.push(chunk.subarray(0, room));
+      if (room > 0) keep(chunk.subarray(0, room));
       return false;
     }
-    chunks.push(chunk);
+    keep(chunk);
     return true;
   }, waitMs);
-  const complete = end === 'ended';
-  return { bytes: concat(chunks, Math.min(seen, limit)), seen, complete };
+  return { seen, complete: end === 'ended' };
 }
 
 async function readStreamPrefix(res: Response, limit: number, waitMs?: number): Promise<Prefix> {
@@ -181,13 +215,20 @@ export async function readBodyLimited(res: Response, limit: number, what: string
 
 /** readBodyLimited, decoded as UTF-8. */
 export async function readTextLimited(res: Response, limit: number, what: string): Promise<string> {
-  return utf8.decode(await readBodyLimited(res, limit, what));
+  const declared = declaredLength(res);
+  if (declared !== undefined && declared > limit) {
+    cancelBody(res);
+    throw new BodyTooLargeError(what, declared, limit, true);
+  }
+  const prefix = await readTextPrefixOf(res, limit);
+  if (!prefix.complete) throw new BodyTooLargeError(what, prefix.seen, limit, false);
+  return prefix.text;
 }
 
 /** The first `max` bytes of a body as text (for an error's excerpt); never rejects. */
 export async function readTextPrefix(res: Response, max = ERROR_EXCERPT_BYTES): Promise<string> {
   try {
-    return utf8.decode((await readPrefix(res, max, EXCERPT_WAIT_MS)).bytes);
+    return (await readTextPrefixOf(res, max, EXCERPT_WAIT_MS)).text;
   } catch {
     // The body is only decoration.
     return '';

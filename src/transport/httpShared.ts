@@ -10,7 +10,8 @@ import type { AuthChallenge, HttpAuthProvider } from '../auth/types';
 import type { TransportWarning } from './transport';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
 import { errorMessage } from '../util/errorMessage';
-import { BodyTooLargeError, EventLoopSlicer, bodyDetail, drain, excerptText, readTextPrefix } from './httpBody';
+import { StringDecoder } from 'node:string_decoder';
+import { BodyTooLargeError, EventLoopSlicer, bodyDetail, drain, excerptText, readTextPrefix, withoutBom } from './httpBody';
 import { RedirectRefusedError, fetchFollowing, sameOriginHop } from './redirects';
 
 export { bodyDetail, drain, excerptText };
@@ -344,24 +345,34 @@ export async function readEventStream(res: Response, sink: SseSink, maxChars: nu
     },
     maxBufferSize: maxChars,
   });
-  // Stream mode: a character split across chunks is decoded whole.
-  const decoder = new TextDecoder();
+  // A character split across chunks is decoded whole. StringDecoder, not TextDecoder's stream
+  // mode: several times faster on large events (what node:http's setEncoding uses).
+  const decoder = new StringDecoder('utf8');
+  let first = true;
+  const feed = (chunk: Uint8Array) => {
+    let text = decoder.write(chunk);
+    if (first && text !== '') {
+      // TextDecoder's default, which the parser relies on: a leading byte order mark is dropped.
+      first = false;
+      text = withoutBom(text);
+    }
+    parser.feed(text);
+  };
   const node = nodeBodyOf(res);
   if (node !== undefined) {
     // No EventLoopSlicer: node:http hands over each chunk in its own I/O callback (see readNodePrefix in httpBody.ts).
-    const end = await node.read((chunk) => {
-      parser.feed(decoder.decode(chunk, { stream: true }));
+    await node.read((chunk) => {
+      feed(chunk);
       return limitError === undefined;
     });
     if (limitError) throw limitError;
-    if (end !== 'ended') return;
   } else {
     await readWebEventStream(res.body, (chunk) => {
-      parser.feed(decoder.decode(chunk, { stream: true }));
+      feed(chunk);
       if (limitError) throw limitError;
     });
   }
-  const rest = decoder.decode();
+  const rest = decoder.end();
   if (rest !== '') parser.feed(rest);
 }
 

@@ -93,6 +93,14 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
         res.end();
         return;
       }
+      case '/bom-sse':
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(Buffer.from('\ufeffdata: {"a":1}\n\n'));
+        return;
+      case '/bom-json':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(Buffer.from('\ufeff{"a":1}'));
+        return;
       case '/sse-big-event': {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write('data: ');
@@ -173,6 +181,13 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
             [undefined, 'other', 'x'],
           ],
         );
+      });
+
+      test('a leading byte order mark is dropped, as TextDecoder does (JSON and SSE)', async () => {
+        assert.equal(await readTextLimited(await fetchFn(`${base}/bom-json`), 1000, 'x'), '{"a":1}');
+        const events: EventSourceMessage[] = [];
+        await readEventStream(await fetchFn(`${base}/bom-sse`), { onEvent: (e) => events.push(e), onRetry: () => undefined }, 1000);
+        assert.deepEqual(events.map((e) => e.data), ['{"a":1}']);
       });
 
       test('an SSE event over the limit fails the stream with SseLimitError, and the connection is closed', async () => {
