@@ -87,9 +87,9 @@ interface TextPrefix {
 }
 
 /**
- * readPrefix decoded as UTF-8. A node:http body is decoded chunk by chunk as it arrives (a
- * StringDecoder keeps a character split between chunks whole): decoding one large buffer whole,
- * or with TextDecoder's stream mode, costs several times more.
+ * readPrefix decoded as UTF-8. A node:http body is decoded chunk by chunk as it arrives
+ * (Utf8Decoder): decoding one large buffer whole, or with TextDecoder's stream mode, costs
+ * several times more.
  */
 async function readTextPrefixOf(res: Response, limit: number, waitMs?: number): Promise<TextPrefix> {
   const node = nodeBodyOf(res);
@@ -97,13 +97,35 @@ async function readTextPrefixOf(res: Response, limit: number, waitMs?: number): 
     const prefix = await readStreamPrefix(res, limit, waitMs);
     return { text: utf8.decode(prefix.bytes), seen: prefix.seen, complete: prefix.complete };
   }
-  const decoder = new StringDecoder('utf8');
+  const decoder = new Utf8Decoder();
   let text = '';
   const extent = await readNodePrefix(node, limit, waitMs, (chunk) => {
     text += decoder.write(chunk);
   });
   text += decoder.end();
   return { text: withoutBom(text), ...extent };
+}
+
+/**
+ * UTF-8 decoding chunk by chunk, keeping a character split between chunks whole. A chunk that
+ * ends in ASCII (the usual case) while nothing is pending decodes on its own (Buffer#toString);
+ * a StringDecoder is made only once a chunk ends inside a character (making one allocates, and
+ * cost about 5 µs a request). Several times faster than TextDecoder's stream mode on large bodies.
+ */
+export class Utf8Decoder {
+  private decoder: StringDecoder | undefined;
+
+  write(chunk: Buffer): string {
+    if (this.decoder === undefined) {
+      if (chunk.length === 0 || chunk[chunk.length - 1]! < 0x80) return chunk.toString('utf8');
+      this.decoder = new StringDecoder('utf8');
+    }
+    return this.decoder.write(chunk);
+  }
+
+  end(): string {
+    return this.decoder?.end() ?? '';
+  }
 }
 
 /** What TextDecoder does by default: a leading byte order mark is not part of the text. */

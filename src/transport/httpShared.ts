@@ -10,8 +10,7 @@ import type { AuthChallenge, HttpAuthProvider } from '../auth/types';
 import type { TransportWarning } from './transport';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
 import { errorMessage } from '../util/errorMessage';
-import { StringDecoder } from 'node:string_decoder';
-import { BodyTooLargeError, EventLoopSlicer, bodyDetail, drain, excerptText, readTextPrefix, withoutBom } from './httpBody';
+import { BodyTooLargeError, EventLoopSlicer, bodyDetail, drain, excerptText, readTextPrefix, Utf8Decoder, withoutBom } from './httpBody';
 import { RedirectRefusedError, fetchFollowing, sameOriginHop } from './redirects';
 
 export { bodyDetail, drain, excerptText };
@@ -345,12 +344,12 @@ export async function readEventStream(res: Response, sink: SseSink, maxChars: nu
     },
     maxBufferSize: maxChars,
   });
-  // A character split across chunks is decoded whole. StringDecoder, not TextDecoder's stream
-  // mode: several times faster on large events (what node:http's setEncoding uses).
-  const decoder = new StringDecoder('utf8');
+  // A character split across chunks is decoded whole (Utf8Decoder: several times faster than
+  // TextDecoder's stream mode on large events).
+  const decoder = new Utf8Decoder();
   let first = true;
   const feed = (chunk: Uint8Array) => {
-    let text = decoder.write(chunk);
+    let text = decoder.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
     if (first && text !== '') {
       // TextDecoder's default, which the parser relies on: a leading byte order mark is dropped.
       first = false;

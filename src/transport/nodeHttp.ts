@@ -45,9 +45,63 @@ export function nodeHttpFetch(): FetchFunction {
   return (defaultFetch ??= createNodeFetch((url) => chosenAgents(url)));
 }
 
+/** The fetches createNodeFetch made (requestAbortFor gives them a light signal). */
+const nodeFetches = new WeakSet<FetchFunction>();
+
 /** A fetch-compatible function sending through node:http/https with `chooseAgent`'s agents. */
 export function createNodeFetch(chooseAgent: AgentChooser = directAgent): FetchFunction {
-  return (input, init) => send(input, init ?? {}, chooseAgent);
+  const fetchFn: FetchFunction = (input, init) => send(input, init ?? {}, chooseAgent);
+  nodeFetches.add(fetchFn);
+  return fetchFn;
+}
+
+/** What aborts one request (and the stream that answers it): an AbortController, or a LightAbort. */
+export interface RequestAbort {
+  readonly signal: AbortSignal;
+  abort(reason?: unknown): void;
+}
+
+/**
+ * A per-request abort for `fetchFn`: for our node:http fetch a LightAbort, for any other fetch
+ * (a caller's own, undici's) a real AbortController.
+ */
+export function requestAbortFor(fetchFn: FetchFunction): RequestAbort {
+  return nodeFetches.has(fetchFn) ? new LightAbort() : new AbortController();
+}
+
+/**
+ * An abort signal without EventTarget, for our node:http fetch only (send() reads `aborted` and
+ * `reason` and adds one 'abort' listener per request): making an AbortSignal and adding and
+ * removing its listener cost about a fifth of a small request's CPU (measured: 4,000 POSTs,
+ * 256 in flight). Not an AbortSignal: never hand it to another fetch or to AbortSignal.any.
+ */
+export class LightAbort implements RequestAbort {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: Array<() => void> = [];
+
+  get signal(): AbortSignal {
+    return this as unknown as AbortSignal;
+  }
+
+  addEventListener(type: string, listener: () => void): void {
+    if (type === 'abort' && !this.aborted) this.listeners.push(listener);
+  }
+
+  removeEventListener(type: string, listener: () => void): void {
+    if (type !== 'abort') return;
+    const index = this.listeners.indexOf(listener);
+    if (index >= 0) this.listeners.splice(index, 1);
+  }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const listener of listeners) listener();
+  }
 }
 
 /** Statuses whose Response may have no body (the Response constructor refuses one). */
