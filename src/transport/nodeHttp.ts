@@ -162,7 +162,7 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
         res.once('close', finish);
         res.resume();
       }
-      response = new NodeResponse(res, url.href, hasBody ? res : null, finish);
+      response = new NodeResponse(res, url, hasBody ? res : null, finish);
       resolve(response as unknown as Response);
     });
     request.on('error', (err) => {
@@ -222,16 +222,16 @@ function unsupported(what: string): never {
 function headerRecord(init: RequestInit['headers']): Record<string, string> {
   const out: Record<string, string> = {};
   if (init === undefined) return out;
-  if (init instanceof Headers || Array.isArray(init)) {
-    for (const [name, value] of new Headers(init)) out[name] = value;
+  // A plain record (what the transports pass): copied without the entries array Object.entries
+  // makes, and without touching the global Headers (its first use loads undici).
+  if (Object.getPrototypeOf(init) === Object.prototype) {
+    const record = init as Record<string, string>;
+    for (const name in record) if (Object.hasOwn(record, name)) out[name.toLowerCase()] = record[name]!;
     return out;
   }
-  // A plain record (what the transports pass): copied without the entries array Object.entries makes.
-  const record = init as Record<string, string>;
-  for (const name in record) if (Object.hasOwn(record, name)) out[name.toLowerCase()] = record[name]!;
+  for (const [name, value] of new Headers(init)) out[name] = value;
   return out;
 }
-
 
 /** What fetch rejects with on abort: the signal's reason, or an AbortError. */
 function abortReason(signal: AbortSignal): unknown {
@@ -369,7 +369,7 @@ class NodeResponse {
 
   constructor(
     res: http.IncomingMessage,
-    readonly url: string,
+    private readonly requestUrl: URL,
     /** The body, or null for a status or method without one. */
     private readonly message: http.IncomingMessage | null,
     /** Runs once, when the body is over either way (it removes the abort listener). */
@@ -378,6 +378,10 @@ class NodeResponse {
     this.status = res.statusCode ?? 0;
     this.statusText = res.statusMessage ?? '';
     this.headers = new NodeHeaders(res.rawHeaders);
+  }
+
+  get url(): string {
+    return this.requestUrl.href;
   }
 
   get ok(): boolean {
@@ -499,11 +503,12 @@ class NodeResponse {
         }
         if (!more) stop('stopped');
       });
-      res.once('end', () => {
+      // `on`, not `once` (no wrapper per listener): `settled` makes repeats harmless.
+      res.on('end', () => {
         if (settle()) resolve('ended');
       });
       res.on('error', (err) => fail(terminated(err)));
-      res.once('close', () => {
+      res.on('close', () => {
         if (!res.complete) fail(terminated(connectionClosedEarly()));
       });
       if (waitMs !== undefined) timer = setTimeout(() => stop('late'), waitMs);
