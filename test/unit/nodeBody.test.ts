@@ -5,7 +5,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createNodeFetch, nodeBodyOf } from '../../src/transport/nodeHttp';
+import { LightAbort, createNodeFetch, nodeBodyOf, requestAbortFor } from '../../src/transport/nodeHttp';
 import { BodyTooLargeError, EXCERPT_WAIT_MS, drain, readBodyLimited, readTextLimited, readTextPrefix } from '../../src/transport/httpBody';
 import { SseLimitError, readEventStream } from '../../src/transport/httpShared';
 import type { EventSourceMessage } from 'eventsource-parser';
@@ -216,6 +216,19 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
 
   describe('the node:http response itself', () => {
     const nodeFetch = createNodeFetch(() => agent);
+
+    test('a LightAbort aborts our fetch like an AbortSignal: mid-body, and before the request; other fetches get an AbortController', async () => {
+      const light = requestAbortFor(nodeFetch);
+      assert.ok(light instanceof LightAbort);
+      assert.ok(requestAbortFor((input, init) => fetch(input, init)) instanceof AbortController);
+      const res = await nodeFetch(`${base}/slow`, { signal: light.signal });
+      const reading = readTextLimited(res, 1000, 'x');
+      await pause();
+      light.abort();
+      await assert.rejects(reading, (err: Error) => err.name === 'AbortError');
+      await closedByPath.get('/slow');
+      await assert.rejects(nodeFetch(`${base}/split-json`, { signal: light.signal }), (err: Error) => err.name === 'AbortError');
+    });
 
     test('headers: read without case, repeated ones joined, iterable; read-only', async () => {
       const local = http.createServer((_req, res) => {
