@@ -135,9 +135,10 @@ export function withoutBom(text: string): string {
 
 /**
  * Reads a node:http body to at most `limit` bytes, handing what fits to `keep`. No
- * EventLoopSlicer here: node:http hands over each chunk in its own I/O callback (at most what
- * one socket read gave), so timers and other I/O run between chunks; a web stream's read()
- * instead resolves at once from its queue, which the slicer guards.
+ * EventLoopSlicer here: node:http hands chunks over from its socket's read callback (what libuv
+ * read in one go, a bounded amount), and the event loop runs its timers and other I/O between
+ * callbacks however fast the server sends. A web stream's read() instead resolves at once while
+ * chunks are queued, so a fast server could keep its reader going: the slicer guards that path.
  */
 async function readNodePrefix(body: NodeBody, limit: number, waitMs: number | undefined, keep: (chunk: Buffer) => void): Promise<{ seen: number; complete: boolean }> {
   let seen = 0;
