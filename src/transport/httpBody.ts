@@ -91,19 +91,17 @@ interface TextPrefix {
  * (Utf8Decoder): decoding one large buffer whole, or with TextDecoder's stream mode, costs
  * several times more.
  */
-async function readTextPrefixOf(res: Response, limit: number, waitMs?: number): Promise<TextPrefix> {
+function readTextPrefixOf(res: Response, limit: number, waitMs?: number): Promise<TextPrefix> {
   const node = nodeBodyOf(res);
   if (node === undefined) {
-    const prefix = await readStreamPrefix(res, limit, waitMs);
-    return { text: utf8.decode(prefix.bytes), seen: prefix.seen, complete: prefix.complete };
+    return readStreamPrefix(res, limit, waitMs).then((prefix) => ({ text: utf8.decode(prefix.bytes), seen: prefix.seen, complete: prefix.complete }));
   }
+  // Promise chains rather than async functions: one promise per body, not three (#21).
   const decoder = new Utf8Decoder();
   let text = '';
-  const extent = await readNodePrefix(node, limit, waitMs, (chunk) => {
+  return readNodePrefix(node, limit, waitMs, (chunk) => {
     text += decoder.write(chunk);
-  });
-  text += decoder.end();
-  return { text: withoutBom(text), ...extent };
+  }).then((extent) => ({ text: withoutBom(text + decoder.end()), seen: extent.seen, complete: extent.complete }));
 }
 
 /**
@@ -140,9 +138,9 @@ export function withoutBom(text: string): string {
  * callbacks however fast the server sends. A web stream's read() instead resolves at once while
  * chunks are queued, so a fast server could keep its reader going: the slicer guards that path.
  */
-async function readNodePrefix(body: NodeBody, limit: number, waitMs: number | undefined, keep: (chunk: Buffer) => void): Promise<{ seen: number; complete: boolean }> {
+function readNodePrefix(body: NodeBody, limit: number, waitMs: number | undefined, keep: (chunk: Buffer) => void): Promise<{ seen: number; complete: boolean }> {
   let seen = 0;
-  const end = await body.read((chunk) => {
+  const reading = body.read((chunk) => {
     const room = limit - seen;
     seen += chunk.byteLength;
     if (chunk.byteLength > room) {
@@ -152,7 +150,7 @@ async function readNodePrefix(body: NodeBody, limit: number, waitMs: number | un
     keep(chunk);
     return true;
   }, waitMs);
-  return { seen, complete: end === 'ended' };
+  return reading.then((end) => ({ seen, complete: end === 'ended' }));
 }
 
 async function readStreamPrefix(res: Response, limit: number, waitMs?: number): Promise<Prefix> {
@@ -237,15 +235,16 @@ export async function readBodyLimited(res: Response, limit: number, what: string
 }
 
 /** readBodyLimited, decoded as UTF-8. */
-export async function readTextLimited(res: Response, limit: number, what: string): Promise<string> {
+export function readTextLimited(res: Response, limit: number, what: string): Promise<string> {
   const declared = declaredLength(res);
   if (declared !== undefined && declared > limit) {
     cancelBody(res);
-    throw new BodyTooLargeError(what, declared, limit, true);
+    return Promise.reject(new BodyTooLargeError(what, declared, limit, true));
   }
-  const prefix = await readTextPrefixOf(res, limit);
-  if (!prefix.complete) throw new BodyTooLargeError(what, prefix.seen, limit, false);
-  return prefix.text;
+  return readTextPrefixOf(res, limit).then((prefix) => {
+    if (!prefix.complete) throw new BodyTooLargeError(what, prefix.seen, limit, false);
+    return prefix.text;
+  });
 }
 
 /** The first `max` bytes of a body as text (for an error's excerpt); never rejects. */
