@@ -120,7 +120,9 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
     body = bodyText(init);
     const headers = headerRecord(init.headers);
     if (body !== undefined) {
-      headers['content-length'] = String(Buffer.byteLength(body));
+      // request.end(body) makes node:http send the Content-Length of a non-empty body itself
+      // (cheaper than a header of ours, which it validates); an empty one would go chunked.
+      if (body === '') headers['content-length'] = '0';
       // What fetch sends with a URLSearchParams body (OAuth's token requests) unless told otherwise.
       if (init.body instanceof URLSearchParams && headers['content-type'] === undefined) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
     }
