@@ -10,7 +10,7 @@
  * tests inject) through its WHATWG body stream. Both count, cut and time out alike.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { isNodeResponse, nodeBodyOf, type NodeBody } from './nodeHttp';
+import { BODY_SLICE_MS, isNodeResponse, nodeBodyOf, type NodeBody } from './nodeHttp';
 
 /** Decodes whole bodies (never in stream mode, so one instance serves every read). */
 const utf8 = new TextDecoder();
@@ -43,7 +43,7 @@ export class BodyTooLargeError extends Error {
 }
 
 /** Longest a body reader keeps the event loop before letting timers and I/O run. */
-const SLICE_MS = 8;
+const SLICE_MS = BODY_SLICE_MS;
 
 /**
  * Awaiting a stream's read() resolves at once while chunks are queued, so a reader of a fast
@@ -132,11 +132,9 @@ export function withoutBom(text: string): string {
 }
 
 /**
- * Reads a node:http body to at most `limit` bytes, handing what fits to `keep`. No
- * EventLoopSlicer here: node:http hands chunks over from its socket's read callback (what libuv
- * read in one go, a bounded amount), and the event loop runs its timers and other I/O between
- * callbacks however fast the server sends. A web stream's read() instead resolves at once while
- * chunks are queued, so a fast server could keep its reader going: the slicer guards that path.
+ * Reads a node:http body to at most `limit` bytes, handing what fits to `keep`. The body's own
+ * reader (nodeHttp.ts readDirect) pauses it after a slice of time, as EventLoopSlicer does for a
+ * web stream: one socket read callback can hand over many chunks at once.
  */
 function readNodePrefix(body: NodeBody, limit: number, waitMs: number | undefined, keep: (chunk: Buffer) => void): Promise<{ seen: number; complete: boolean }> {
   let seen = 0;

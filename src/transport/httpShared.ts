@@ -359,7 +359,7 @@ export async function readEventStream(res: Response, sink: SseSink, maxChars: nu
   };
   const node = nodeBodyOf(res);
   if (node !== undefined) {
-    // No EventLoopSlicer: node:http hands over each chunk in its own I/O callback (see readNodePrefix in httpBody.ts).
+    // Sliced by the body's reader (nodeHttp.ts readDirect): a fast server's tiny events do not hold the event loop.
     await node.read((chunk) => {
       feed(chunk);
       return limitError === undefined;

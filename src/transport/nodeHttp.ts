@@ -326,6 +326,9 @@ function immutable(): never {
   throw new TypeError('immutable: the headers of a response cannot be changed');
 }
 
+/** Longest a body reader keeps the event loop before letting timers and I/O run (httpBody.ts's EventLoopSlicer too). */
+export const BODY_SLICE_MS = 8;
+
 /** How a direct read of a node body ended: the body ended, the reader stopped it, or its wait ran out (then the body is destroyed). */
 export type NodeBodyEnd = 'ended' | 'stopped' | 'late';
 
@@ -494,6 +497,15 @@ class NodeResponse {
       this.failReader = fail;
       // The listeners stay after the read is settled (then they do nothing): an error emitted
       // later must find one.
+      // One socket read callback can hand over many chunks at once (libuv reads up to 32 times
+      // 64 KiB while data is there), and an SSE reader does real work per event: after a slice
+      // of time the body is paused until the event loop has run its timers and other I/O (the
+      // socket stops reading meanwhile: node:http's backpressure).
+      let sliceStart = performance.now();
+      const resumeSlice = () => {
+        sliceStart = performance.now();
+        if (!settled) res.resume();
+      };
       res.on('data', (chunk: Buffer) => {
         if (settled) return;
         let more: boolean;
@@ -504,6 +516,10 @@ class NodeResponse {
           return;
         }
         if (!more) stop('stopped');
+        else if (performance.now() - sliceStart >= BODY_SLICE_MS) {
+          res.pause();
+          setImmediate(resumeSlice);
+        }
       });
       // `on`, not `once` (no wrapper per listener): `settled` makes repeats harmless.
       res.on('end', () => {
