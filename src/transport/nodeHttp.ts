@@ -1,14 +1,17 @@
 /**
  * A fetch-compatible function over node:http/node:https with keep-alive agents: the transports'
- * default. undici's WHATWG fetch costs most of a small request (bench: ours vs the `socket`
- * floor); this keeps the WHATWG `Response` the transports read but sends through node:http.
+ * default (and OAuth's). undici's WHATWG fetch costs most of a small request (bench: ours vs the
+ * `socket` floor), and so does building its classes: the answer is a NodeResponse (status,
+ * raw-header lookups, a web stream only if `body` is asked for), and our own readers take the
+ * IncomingMessage itself (nodeBodyOf: httpBody.ts, readEventStream in httpShared.ts).
  *
  * Agents: Node's global keep-alive agents for direct connections, or what `useHttpAgents`
  * installed (the CLI's agents for HTTP(S)_PROXY / NO_PROXY). In VS Code none is installed: the
  * editor patches node:http/https for extensions (`http.proxySupport`) and applies its own
  * proxy settings to these requests.
  *
- * What differs from fetch: only string bodies; redirects are never followed (an unset `redirect`
+ * What differs from fetch: only string and URLSearchParams bodies; the answer is not a real
+ * `Response` (no clone(), no formData(); read-only headers); redirects are never followed (an unset `redirect`
  * means 'manual'; 'follow' is refused); no content decoding (no accept-encoding is sent).
  */
 import * as http from 'node:http';
