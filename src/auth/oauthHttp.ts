@@ -7,10 +7,15 @@ import { isLoopbackHttp, type Fetch } from './discovery';
 import { AuthorizationRequiredError } from './types';
 import { errorMessage } from '../util/errorMessage';
 import { METADATA_MAX_BYTES, boundedFetch } from '../transport/httpBody';
+import { nodeHttpFetch } from '../transport/nodeHttp';
 
-/** The fetch for discovery and oauth4webapi: metadata, tokens and registrations are bounded (#18). */
+/**
+ * The fetch for discovery and oauth4webapi: metadata, tokens and registrations are bounded (#18).
+ * By default node:http, as the transports (nodeHttp.ts): the CLI's HTTP(S)_PROXY agents and
+ * VS Code's proxy settings apply to sign-in too (the global fetch heeds neither).
+ */
 export function oauthFetch(base: typeof fetch | undefined): Fetch {
-  return boundedFetch(base ?? ((input, init) => fetch(input, init)), METADATA_MAX_BYTES);
+  return boundedFetch(base ?? nodeHttpFetch(), METADATA_MAX_BYTES);
 }
 
 /** The request options for one oauth4webapi call against the authorization server `issuer`. */

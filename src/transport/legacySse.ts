@@ -8,16 +8,17 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { Emitter, HotEmitter, type Event } from '../util/event';
 import {
   HttpTransportError,
+  NO_SSE_MESSAGE,
   SseLimitError,
   closedError,
   displayUrl,
   drain,
-  excerptText,
   fetchWithAuth,
   isEventStream,
   manyListenerController,
   readEventStream,
   resolveHttpOptions,
+  sseMessageValue,
   statusError,
   streamFailureText,
   type HttpTransportOptions,
@@ -137,7 +138,7 @@ export class LegacySseTransport implements Transport {
         }),
       );
     }, LEGACY_ENDPOINT_TIMEOUT_MS);
-    this.readStream(res.body!).then(undefined, () => undefined);
+    this.readStream(res).then(undefined, () => undefined);
     try {
       await endpointKnown;
     } catch (err) {
@@ -159,10 +160,10 @@ export class LegacySseTransport implements Transport {
   }
 
   /** Reads the one stream to its end; its end is the end of the session. */
-  private async readStream(body: ReadableStream<Uint8Array>): Promise<void> {
+  private async readStream(res: Response): Promise<void> {
     let failure: unknown;
     try {
-      await readEventStream(body, { onEvent: (event) => this.handleEvent(event), onRetry: () => undefined }, this.o.maxMessageBytes + 4096);
+      await readEventStream(res, { onEvent: (event) => this.handleEvent(event), onRetry: () => undefined }, this.o.maxMessageBytes + 4096);
     } catch (err) {
       failure = err;
     }
@@ -189,23 +190,15 @@ export class LegacySseTransport implements Transport {
       this.setEndpoint(event.data);
       return;
     }
-    if (event.event !== undefined && event.event !== 'message') return;
-    const data = event.data;
-    if (data.trim() === '') return;
-    if (data.length > this.o.maxMessageBytes && Buffer.byteLength(data) > this.o.maxMessageBytes) {
+    const value = sseMessageValue(event, this.o.maxMessageBytes, this.warn, (data) => {
       // oversize: the request it answers fails now, not at its timeout.
-      this.warningEmitter.fire({ message: `dropped an SSE message larger than the limit of ${this.o.maxMessageBytes} bytes`, oversize: oversizeNotice(data, this.o.maxMessageBytes) });
-      return;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      this.warningEmitter.fire({ message: 'ignored an SSE event whose data is not valid JSON', excerpt: excerptText(data) });
-      return;
-    }
+      this.warn({ message: `dropped an SSE message larger than the limit of ${this.o.maxMessageBytes} bytes`, oversize: oversizeNotice(data, this.o.maxMessageBytes) });
+    });
+    if (value === NO_SSE_MESSAGE) return;
     this.messageEmitter.fire(value);
   }
+
+  private readonly warn = (warning: TransportWarning): void => this.warningEmitter.fire(warning);
 
   private setEndpoint(data: string): void {
     const waiter = this.endpointWaiter;

@@ -1,14 +1,17 @@
 /**
  * A fetch-compatible function over node:http/node:https with keep-alive agents: the transports'
- * default. undici's WHATWG fetch costs most of a small request (bench: ours vs the `socket`
- * floor); this keeps the WHATWG `Response` the transports read but sends through node:http.
+ * default (and OAuth's). undici's WHATWG fetch costs most of a small request (bench: ours vs the
+ * `socket` floor), and so does building its classes: the answer is a NodeResponse (status,
+ * raw-header lookups, a web stream only if `body` is asked for), and our own readers take the
+ * IncomingMessage itself (nodeBodyOf: httpBody.ts, readEventStream in httpShared.ts).
  *
  * Agents: Node's global keep-alive agents for direct connections, or what `useHttpAgents`
  * installed (the CLI's agents for HTTP(S)_PROXY / NO_PROXY). In VS Code none is installed: the
  * editor patches node:http/https for extensions (`http.proxySupport`) and applies its own
  * proxy settings to these requests.
  *
- * What differs from fetch: only string bodies; redirects are never followed (an unset `redirect`
+ * What differs from fetch: only string and URLSearchParams bodies; the answer is not a real
+ * `Response` (no clone(), no formData(); read-only headers); redirects are never followed (an unset `redirect`
  * means 'manual'; 'follow' is refused); no content decoding (no accept-encoding is sent).
  */
 import * as http from 'node:http';
@@ -45,9 +48,63 @@ export function nodeHttpFetch(): FetchFunction {
   return (defaultFetch ??= createNodeFetch((url) => chosenAgents(url)));
 }
 
+/** The fetches createNodeFetch made (requestAbortFor gives them a light signal). */
+const nodeFetches = new WeakSet<FetchFunction>();
+
 /** A fetch-compatible function sending through node:http/https with `chooseAgent`'s agents. */
 export function createNodeFetch(chooseAgent: AgentChooser = directAgent): FetchFunction {
-  return (input, init) => send(input, init ?? {}, chooseAgent);
+  const fetchFn: FetchFunction = (input, init) => send(input, init ?? {}, chooseAgent);
+  nodeFetches.add(fetchFn);
+  return fetchFn;
+}
+
+/** What aborts one request (and the stream that answers it): an AbortController, or a LightAbort. */
+export interface RequestAbort {
+  readonly signal: AbortSignal;
+  abort(reason?: unknown): void;
+}
+
+/**
+ * A per-request abort for `fetchFn`: for our node:http fetch a LightAbort, for any other fetch
+ * (a caller's own, undici's) a real AbortController.
+ */
+export function requestAbortFor(fetchFn: FetchFunction): RequestAbort {
+  return nodeFetches.has(fetchFn) ? new LightAbort() : new AbortController();
+}
+
+/**
+ * An abort signal without EventTarget, for our node:http fetch only (send() reads `aborted` and
+ * `reason` and adds one 'abort' listener per request): making an AbortSignal and adding and
+ * removing its listener cost about a fifth of a small request's CPU (measured: 4,000 POSTs,
+ * 256 in flight). Not an AbortSignal: never hand it to another fetch or to AbortSignal.any.
+ */
+export class LightAbort implements RequestAbort {
+  aborted = false;
+  reason: unknown = undefined;
+  private listeners: Array<() => void> = [];
+
+  get signal(): AbortSignal {
+    return this as unknown as AbortSignal;
+  }
+
+  addEventListener(type: string, listener: () => void): void {
+    if (type === 'abort' && !this.aborted) this.listeners.push(listener);
+  }
+
+  removeEventListener(type: string, listener: () => void): void {
+    if (type !== 'abort') return;
+    const index = this.listeners.indexOf(listener);
+    if (index >= 0) this.listeners.splice(index, 1);
+  }
+
+  abort(reason?: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason ?? new DOMException('This operation was aborted', 'AbortError');
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const listener of listeners) listener();
+  }
 }
 
 /** Statuses whose Response may have no body (the Response constructor refuses one). */
@@ -63,10 +120,15 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
     // fetch refuses user info in the URL too; node:http would turn it into a Basic header.
     if (url.username !== '' || url.password !== '') throw new TypeError('a URL with credentials cannot be requested');
     if (init.redirect === 'follow') unsupported("redirect: 'follow' (follow redirects with redirect: 'manual')");
-    if (init.body !== undefined && init.body !== null && typeof init.body !== 'string') unsupported('a body other than a string');
-    body = init.body ?? undefined;
+    body = bodyText(init);
     const headers = headerRecord(init.headers);
-    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+    if (body !== undefined) {
+      // request.end(body) makes node:http send the Content-Length of a non-empty body itself
+      // (cheaper than a header of ours, which it validates); an empty one would go chunked.
+      if (body === '') headers['content-length'] = '0';
+      // What fetch sends with a URLSearchParams body (OAuth's token requests) unless told otherwise.
+      if (init.body instanceof URLSearchParams && headers['content-type'] === undefined) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
+    }
     options = { method: init.method ?? 'GET', headers, agent: chooseAgent(url) };
   } catch (err) {
     return Promise.reject(err);
@@ -75,18 +137,16 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
   if (signal?.aborted) return Promise.reject(abortReason(signal));
   const redirectIsError = init.redirect === 'error';
   return new Promise<Response>((resolve, reject) => {
-    let response: http.IncomingMessage | undefined;
-    let failBody: ((err: unknown) => void) | undefined;
+    let response: NodeResponse | undefined;
     const finish = () => signal?.removeEventListener('abort', onAbort);
     const onAbort = () => {
       const reason = abortReason(signal!);
       finish();
       if (response === undefined) reject(reason);
-      else failBody?.(reason);
+      else response.fail(reason);
       request.destroy();
     };
     const request = (url.protocol === 'https:' ? https : http).request(url, options, (res) => {
-      response = res;
       const status = res.statusCode ?? 0;
       if (redirectIsError && status >= 300 && status < 400) {
         finish();
@@ -94,28 +154,24 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
         reject(new TypeError('fetch failed', { cause: new Error(`redirected (HTTP ${status}) with redirect: 'error'`) }));
         return;
       }
+      if (status < 200 || status > 599) {
+        // What the Response constructor refuses (fetch fails the same way).
+        finish();
+        res.destroy();
+        reject(new TypeError('fetch failed', { cause: new RangeError(`the server answered with the status ${status}`) }));
+        return;
+      }
       const hasBody = !NULL_BODY_STATUSES.has(status) && options.method !== 'HEAD';
-      let stream: ReadableStream<Uint8Array> | null = null;
-      if (hasBody) {
-        const made = bodyStream(res, finish);
-        stream = made.stream;
-        failBody = made.fail;
-      } else {
+      if (!hasBody) {
         res.once('end', finish);
         res.once('close', finish);
         res.resume();
       }
-      try {
-        resolve(new Response(stream, { status, statusText: res.statusMessage ?? '', headers: headersOf(res.rawHeaders) }));
-      } catch (err) {
-        // A status outside 200-599 or a header value the WHATWG classes refuse.
-        finish();
-        res.destroy();
-        reject(new TypeError('fetch failed', { cause: err }));
-      }
+      response = new NodeResponse(res, url, hasBody ? res : null, finish);
+      resolve(response as unknown as Response);
     });
     request.on('error', (err) => {
-      if (response !== undefined) return; // The body stream reports it.
+      if (response !== undefined) return; // The body's reader reports it.
       finish();
       const proxy = proxyOf(options.agent);
       const cause = proxy && failedReachingProxy(err) ? throughProxy(err, proxy) : err;
@@ -124,6 +180,15 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
     signal?.addEventListener('abort', onAbort, { once: true });
     request.end(body);
   });
+}
+
+/** A string body as it is, URLSearchParams as its text; anything else is refused. */
+function bodyText(init: RequestInit): string | undefined {
+  const body = init.body;
+  if (body === undefined || body === null) return undefined;
+  if (typeof body === 'string') return body;
+  if (body instanceof URLSearchParams) return body.toString();
+  return unsupported('a body other than a string or URLSearchParams');
 }
 
 /** The proxy a proxy agent (agent-base's HttpProxyAgent, HttpsProxyAgent) connects through. */
@@ -162,25 +227,324 @@ function unsupported(what: string): never {
 function headerRecord(init: RequestInit['headers']): Record<string, string> {
   const out: Record<string, string> = {};
   if (init === undefined) return out;
-  if (init instanceof Headers || Array.isArray(init)) {
-    for (const [name, value] of new Headers(init)) out[name] = value;
+  // A plain record (what the transports pass): copied without the entries array Object.entries
+  // makes, and without touching the global Headers (its first use loads undici).
+  if (Object.getPrototypeOf(init) === Object.prototype) {
+    const record = init as Record<string, string>;
+    for (const name in record) if (Object.hasOwn(record, name)) out[name.toLowerCase()] = record[name]!;
     return out;
   }
-  // A plain record (what the transports pass): copied without the entries array Object.entries makes.
-  const record = init as Record<string, string>;
-  for (const name in record) if (Object.hasOwn(record, name)) out[name.toLowerCase()] = record[name]!;
+  for (const [name, value] of new Headers(init)) out[name] = value;
   return out;
-}
-
-function headersOf(raw: string[]): Headers {
-  const headers = new Headers();
-  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-  return headers;
 }
 
 /** What fetch rejects with on abort: the signal's reason, or an AbortError. */
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('This operation was aborted', 'AbortError');
+}
+
+/** undici reports a body cut short as TypeError('terminated') with the reason as cause. */
+function terminated(cause: unknown): TypeError {
+  return new TypeError('terminated', { cause });
+}
+
+function connectionClosedEarly(): Error {
+  return Object.assign(new Error('the connection closed before the body ended'), { code: 'ECONNRESET' });
+}
+
+/**
+ * The headers of a node:http answer, read-only, as a WHATWG Headers reads them (names without
+ * case, repeated headers joined with ", "), straight from the raw header list: get/has build
+ * nothing. Iteration builds a real Headers once (sorted, combined), for the rare reader that needs it.
+ */
+class NodeHeaders {
+  private whole: Headers | undefined;
+
+  constructor(private readonly raw: readonly string[]) {}
+
+  get(name: string): string | null {
+    const wanted = name.toLowerCase();
+    const raw = this.raw;
+    let found: string | null = null;
+    for (let i = 0; i + 1 < raw.length; i += 2) {
+      const key = raw[i]!;
+      if (key.length !== wanted.length || key.toLowerCase() !== wanted) continue;
+      found = found === null ? raw[i + 1]! : `${found}, ${raw[i + 1]!}`;
+    }
+    return found;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+
+  getSetCookie(): string[] {
+    return this.headers().getSetCookie();
+  }
+
+  forEach(callback: (value: string, name: string, parent: Headers) => void, thisArg?: unknown): void {
+    const headers = this.headers();
+    headers.forEach((value, name) => callback.call(thisArg, value, name, headers));
+  }
+
+  entries(): IterableIterator<[string, string]> {
+    return this.headers().entries();
+  }
+
+  keys(): IterableIterator<string> {
+    return this.headers().keys();
+  }
+
+  values(): IterableIterator<string> {
+    return this.headers().values();
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.headers().entries();
+  }
+
+  append(): never {
+    return immutable();
+  }
+
+  set(): never {
+    return immutable();
+  }
+
+  delete(): never {
+    return immutable();
+  }
+
+  private headers(): Headers {
+    if (this.whole === undefined) {
+      const headers = new Headers();
+      for (let i = 0; i + 1 < this.raw.length; i += 2) headers.append(this.raw[i]!, this.raw[i + 1]!);
+      this.whole = headers;
+    }
+    return this.whole;
+  }
+}
+
+function immutable(): never {
+  throw new TypeError('immutable: the headers of a response cannot be changed');
+}
+
+/** Longest a body reader keeps the event loop before letting timers and I/O run (httpBody.ts's EventLoopSlicer too). */
+export const BODY_SLICE_MS = 8;
+
+/** How a direct read of a node body ended: the body ended, the reader stopped it, or its wait ran out (then the body is destroyed). */
+export type NodeBodyEnd = 'ended' | 'stopped' | 'late';
+
+/**
+ * Takes each chunk as it arrives; returns false to stop (the rest of the body is then destroyed
+ * unread). May throw: the body is destroyed and the read rejects with what was thrown.
+ */
+export type NodeChunkReader = (chunk: Buffer) => boolean;
+
+/** A node:http body our own readers (httpBody.ts, readEventStream) read without the WHATWG stream. */
+export interface NodeBody {
+  /**
+   * Reads the body chunk by chunk, straight from node:http's IncomingMessage. Resolves with how
+   * it ended; rejects as fetch's body would: the abort reason on abort, TypeError('terminated')
+   * with the cause when the connection breaks before the body ends. With `waitMs`, a body still
+   * going by then is destroyed and the read resolves 'late'.
+   */
+  read(onChunk: NodeChunkReader, waitMs?: number): Promise<NodeBodyEnd>;
+  /** Destroys the body unread. */
+  cancel(): void;
+}
+
+/**
+ * The answer to a node:http request: what the transports read of a WHATWG Response, without
+ * building one (new Response, new Headers, a web stream per body and a promise per chunk cost
+ * most of a small request). `body` builds the web stream only when asked; text()/json()/
+ * arrayBuffer() go through it. Our own readers take the IncomingMessage (nodeBodyOf).
+ */
+class NodeResponse {
+  readonly type = 'basic';
+  readonly redirected = false;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: NodeHeaders;
+  /** Taken by a direct reader or a web stream (or cancelled). */
+  private used = false;
+  private stream: ReadableStream<Uint8Array> | undefined;
+  /** Errors what reads the body now (the web stream or the direct reader): an abort. */
+  private failReader: ((reason: unknown) => void) | undefined;
+  /** An abort that came before anyone read the body. */
+  private abortedBy: unknown;
+  private aborted = false;
+
+  constructor(
+    res: http.IncomingMessage,
+    private readonly requestUrl: URL,
+    /** The body, or null for a status or method without one. */
+    private readonly message: http.IncomingMessage | null,
+    /** Runs once, when the body is over either way (it removes the abort listener). */
+    private readonly finish: () => void,
+  ) {
+    this.status = res.statusCode ?? 0;
+    this.statusText = res.statusMessage ?? '';
+    this.headers = new NodeHeaders(res.rawHeaders);
+  }
+
+  get url(): string {
+    return this.requestUrl.href;
+  }
+
+  get ok(): boolean {
+    return this.status >= 200 && this.status < 300;
+  }
+
+  get bodyUsed(): boolean {
+    return this.used;
+  }
+
+  get body(): ReadableStream<Uint8Array> | null {
+    if (this.message === null) return null;
+    if (this.stream === undefined) {
+      if (this.used) {
+        // Read or cancelled directly: an empty, closed stream (a later cancel() is harmless).
+        this.stream = new ReadableStream<Uint8Array>({ start: (c) => c.close() });
+      } else {
+        this.used = true;
+        const made = bodyStream(this.message, this.finish);
+        this.stream = made.stream;
+        this.failReader = made.fail;
+        if (this.aborted) made.fail(this.abortedBy);
+      }
+    }
+    return this.stream;
+  }
+
+  text(): Promise<string> {
+    return this.whole((res) => res.text());
+  }
+
+  json(): Promise<unknown> {
+    return this.whole((res) => res.json());
+  }
+
+  arrayBuffer(): Promise<ArrayBuffer> {
+    return this.whole((res) => res.arrayBuffer());
+  }
+
+  blob(): Promise<Blob> {
+    return this.whole((res) => res.blob());
+  }
+
+  clone(): never {
+    return unsupported('clone() of a response');
+  }
+
+  /** The body for a direct reader, once; undefined when there is none or it is taken. */
+  takeNodeBody(): NodeBody | undefined {
+    if (this.message === null || this.used) return undefined;
+    this.used = true;
+    return { read: (onChunk, waitMs) => this.readDirect(onChunk, waitMs), cancel: () => this.cancelDirect() };
+  }
+
+  /** The request was aborted: whatever reads the body fails with `reason`. */
+  fail(reason: unknown): void {
+    if (this.failReader !== undefined) {
+      this.failReader(reason);
+      return;
+    }
+    this.aborted = true;
+    this.abortedBy = reason;
+  }
+
+  /** The whole body read by undici's Response over the web stream (fetch's own behaviour, errors included). */
+  private async whole<T>(read: (res: Response) => Promise<T>): Promise<T> {
+    if (this.stream === undefined && this.used) throw new TypeError('Body is unusable: Body has already been read');
+    return read(new Response(this.body, { status: this.status, statusText: this.statusText, headers: this.headers as unknown as Headers }));
+  }
+
+  private cancelDirect(): void {
+    this.finish();
+    this.message!.destroy();
+  }
+
+  private readDirect(onChunk: NodeChunkReader, waitMs: number | undefined): Promise<NodeBodyEnd> {
+    const res = this.message!;
+    if (this.aborted) {
+      this.cancelDirect();
+      return Promise.reject(this.abortedBy);
+    }
+    // Broken before anyone listened (its error was not emitted: nobody listened).
+    if (res.destroyed && !res.complete) {
+      this.finish();
+      return Promise.reject(terminated(res.errored ?? connectionClosedEarly()));
+    }
+    return new Promise<NodeBodyEnd>((resolve, reject) => {
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        this.failReader = undefined;
+        if (timer !== undefined) clearTimeout(timer);
+        this.finish();
+        return true;
+      };
+      const stop = (end: NodeBodyEnd) => {
+        if (!settle()) return;
+        res.destroy();
+        resolve(end);
+      };
+      const fail = (err: unknown) => {
+        if (!settle()) return;
+        res.destroy();
+        reject(err);
+      };
+      this.failReader = fail;
+      // The listeners stay after the read is settled (then they do nothing): an error emitted
+      // later must find one.
+      // One socket read callback can hand over many chunks at once (libuv reads up to 32 times
+      // 64 KiB while data is there), and an SSE reader does real work per event: after a slice
+      // of time the body is paused until the event loop has run its timers and other I/O (the
+      // socket stops reading meanwhile: node:http's backpressure).
+      let sliceStart = performance.now();
+      const resumeSlice = () => {
+        sliceStart = performance.now();
+        if (!settled) res.resume();
+      };
+      res.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        let more: boolean;
+        try {
+          more = onChunk(chunk);
+        } catch (err) {
+          fail(err);
+          return;
+        }
+        if (!more) stop('stopped');
+        else if (performance.now() - sliceStart >= BODY_SLICE_MS) {
+          res.pause();
+          setImmediate(resumeSlice);
+        }
+      });
+      // `on`, not `once` (no wrapper per listener): `settled` makes repeats harmless.
+      res.on('end', () => {
+        if (settle()) resolve('ended');
+      });
+      res.on('error', (err) => fail(terminated(err)));
+      res.on('close', () => {
+        if (!res.complete) fail(terminated(connectionClosedEarly()));
+      });
+      if (waitMs !== undefined) timer = setTimeout(() => stop('late'), waitMs);
+    });
+  }
+}
+
+/** A response of nodeHttpFetch whose body is not taken yet: read it with the NodeBody (once). */
+export function nodeBodyOf(res: Response): NodeBody | undefined {
+  return res instanceof NodeResponse ? res.takeNodeBody() : undefined;
+}
+
+/** Whether `res` came from nodeHttpFetch / createNodeFetch. */
+export function isNodeResponse(res: Response): boolean {
+  return res instanceof NodeResponse;
 }
 
 /**
@@ -210,16 +574,20 @@ function bodyStream(res: http.IncomingMessage, done: () => void): { stream: Read
   const stream = new ReadableStream<Uint8Array>({
     start(c) {
       controller = c;
+      // Broken before the stream was asked for (nobody listened, so no error was emitted).
+      if (res.destroyed && !res.complete) {
+        broken(terminated(res.errored ?? connectionClosedEarly()));
+        return;
+      }
       res.on('data', (chunk: Buffer) => {
         if (settled) return;
         controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
         if ((controller.desiredSize ?? 1) <= 0) res.pause();
       });
       res.once('end', () => settle(() => controller.close()));
-      // undici reports a body cut short as TypeError('terminated') with the reason as cause.
-      res.once('error', (err) => broken(new TypeError('terminated', { cause: err })));
+      res.on('error', (err) => broken(terminated(err)));
       res.once('close', () => {
-        if (!res.complete) broken(new TypeError('terminated', { cause: Object.assign(new Error('the connection closed before the body ended'), { code: 'ECONNRESET' }) }));
+        if (!res.complete) broken(terminated(connectionClosedEarly()));
       });
     },
     pull() {

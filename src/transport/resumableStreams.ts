@@ -6,7 +6,7 @@
 
 import type { EventSourceMessage } from 'eventsource-parser';
 // Reading an event stream, and connecting one again:
-import { SseLimitError, excerptText, readEventStream, streamFailureText, type SseSink } from './httpShared';
+import { NO_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue, streamFailureText, type SseSink } from './httpShared';
 import { HttpTransportError, drain, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, type ResolvedHttpOptions } from './httpShared';
 import { oversizeNotice } from './framing';
 import { isResponseTo, type RequestId } from './streamableHttpMessages';
@@ -119,7 +119,7 @@ export class ResumableStreams {
         resolve(message);
         return true;
       };
-      readEventStream(res.body!, state.sink, this.parserLimit()).then(
+      readEventStream(res, state.sink, this.parserLimit()).then(
         () => reject(new Error('the server ended the stream before answering initialize')),
         reject,
       );
@@ -252,7 +252,7 @@ export class ResumableStreams {
         if (state.kind === 'get') this.getConnected = true;
         let failure: unknown;
         try {
-          await readEventStream(res.body!, state.sink, this.parserLimit());
+          await readEventStream(res, state.sink, this.parserLimit());
         } catch (err) {
           failure = err;
         }
@@ -329,25 +329,14 @@ export class ResumableStreams {
     const o = this.owner.o;
     if (event.id !== undefined) state.lastEventId = event.id === '' ? undefined : event.id;
     state.sawEvent = true;
-    if (event.event !== undefined && event.event !== 'message') return;
-    const data = event.data;
-    // The priming event (an id and empty data) carries no message.
-    if (data === '' || data.trim() === '') return;
-    if (data.length > o.maxMessageBytes && Buffer.byteLength(data) > o.maxMessageBytes) {
+    const value = sseMessageValue(event, o.maxMessageBytes, this.owner.warn, (data) => {
       const text = `an SSE message is larger than the limit of ${o.maxMessageBytes} bytes`;
       // On a POST's stream it is most likely the answer: fail its requests rather than let them hang.
       if (state.waiting.length > 0) throw new SseLimitError(text);
       // oversize: the request it answers (if any) fails now, not at its timeout.
       this.owner.warn({ message: `${text}; it was dropped`, oversize: oversizeNotice(data, o.maxMessageBytes) });
-      return;
-    }
-    let value: unknown;
-    try {
-      value = JSON.parse(data);
-    } catch {
-      this.owner.warn({ message: 'ignored an SSE event whose data is not valid JSON', excerpt: excerptText(data) });
-      return;
-    }
+    });
+    if (value === NO_SSE_MESSAGE) return;
     if (state.waiting.length > 0) {
       if (Array.isArray(value)) for (const member of value) this.markAnswered(state, member);
       else this.markAnswered(state, value);

@@ -40,6 +40,7 @@ import { BodyTooLargeError, ERROR_EXCERPT_BYTES, readTextLimited } from './httpB
 import { paramHeaderValues, paramHeadersOf, type ParamHeader } from './paramHeaders';
 import { ResumableStreams } from './resumableStreams';
 import { endpointKeyOf } from './endpointMemory';
+import { requestAbortFor, type RequestAbort } from './nodeHttp';
 import { StreamableHttpSession } from './streamableHttpSession';
 import { describeMessage, isMethod, mirroredHeaders, requestIds } from './streamableHttpMessages';
 import { errorMessage } from '../util/errorMessage';
@@ -63,12 +64,13 @@ export class StreamableHttpTransport implements Transport {
   /** Aborts every fetch and stream at close. */
   private readonly controller = manyListenerController();
   /**
-   * One controller per POST (and its SSE answer), aborted at close with the shared one. Passing
+   * One abort per POST (and its SSE answer), aborted at close with the shared one. Passing
    * the shared signal to every fetch costs O(listeners) per request: undici adds an abort
    * listener per fetch that goes only when the request is garbage-collected, and EventTarget
    * scans its listeners on each add (and getMaxListeners throws on setMaxListeners(0) signals).
+   * With our node:http fetch it is a LightAbort (nodeHttp.ts): an AbortSignal per POST costs too.
    */
-  private readonly inFlight = new Set<AbortController>();
+  private readonly inFlight = new Set<RequestAbort>();
   private phase: Phase = 'new';
   private readonly streams: ResumableStreams;
   private readonly session: StreamableHttpSession;
@@ -187,7 +189,7 @@ export class StreamableHttpTransport implements Transport {
 
   private async post(message: unknown, body: string, mayRenew: boolean): Promise<void> {
     const sentSession = this.session.id;
-    const request = new AbortController();
+    const request = requestAbortFor(this.o.fetch);
     // Closed while this waited (for a session renewal): fail at once, as the shared signal did.
     if (this.controller.signal.aborted) request.abort();
     this.inFlight.add(request);
@@ -235,7 +237,7 @@ export class StreamableHttpTransport implements Transport {
   }
 
   /** A 2xx with a body: one JSON value, or an SSE stream read in the background (then true: the stream owns `request`). */
-  private async acceptAnswer(message: unknown, res: Response, request: AbortController): Promise<boolean> {
+  private async acceptAnswer(message: unknown, res: Response, request: RequestAbort): Promise<boolean> {
     if (this.session.isInitialize(message)) this.session.capture(res);
     const type = res.headers.get('content-type');
     if (isEventStream(type)) {

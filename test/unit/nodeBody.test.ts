@@ -1,0 +1,273 @@
+// #21: bodies read straight from node:http's IncomingMessage (nodeHttp.ts nodeBodyOf), and the
+// same readers over a caller's own fetch (undici's WHATWG bodies): both paths count, cut, time
+// out and fail alike. A real loopback node:http server; the first tests run once per fetch.
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import * as http from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { LightAbort, createNodeFetch, nodeBodyOf, requestAbortFor } from '../../src/transport/nodeHttp';
+import { BodyTooLargeError, EXCERPT_WAIT_MS, drain, readBodyLimited, readTextLimited, readTextPrefix } from '../../src/transport/httpBody';
+import { SseLimitError, readEventStream } from '../../src/transport/httpShared';
+import type { EventSourceMessage } from 'eventsource-parser';
+
+/** Resolves when the socket closes (never rejects: a reset is expected here). */
+function closed(socket: Socket): Promise<void> {
+  return socket.destroyed ? Promise.resolve() : new Promise((resolve) => socket.once('close', () => resolve()));
+}
+
+/** Lets the client read what was written so far as its own chunk. */
+const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
+
+describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
+  let server: http.Server;
+  let base: string;
+  /** Sockets closed by the client (or the server), by request path. */
+  const closedByPath = new Map<string, Promise<unknown>>();
+  const agent = new http.Agent({ keepAlive: true });
+
+  before(async () => {
+    server = http.createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      closedByPath.set(path, closed(req.socket));
+      req.socket.on('error', () => undefined); // a reset by the client is what several tests do
+      void serve(path, req.socket, res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+
+  after(async () => {
+    agent.destroy();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  async function serve(path: string, socket: Socket, res: http.ServerResponse): Promise<void> {
+    switch (path) {
+      case '/endless': {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const chunk = Buffer.alloc(16 * 1024, 97);
+        while (!res.destroyed && !socket.destroyed) {
+          if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed(socket)]);
+        }
+        return;
+      }
+      case '/declared':
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '5000000' });
+        res.write('{"a":');
+        return; // and waits
+      case '/cut':
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
+        res.write('{"a":');
+        await pause();
+        socket.destroy();
+        return;
+      case '/slow':
+        // The start now, the rest never (the test aborts, or the excerpt's wait runs out).
+        res.writeHead(403, { 'content-type': 'text/plain' });
+        res.write('Access is only allowed at localhost:1234');
+        return;
+      case '/split-json': {
+        // "é" (c3 a9) and "€" (e2 82 ac) split between chunks.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const bytes = Buffer.from('{"text":"é€"}');
+        const at = bytes.indexOf(0xc3) + 1;
+        res.write(bytes.subarray(0, at));
+        await pause();
+        res.write(bytes.subarray(at, at + 3));
+        await pause();
+        res.end(bytes.subarray(at + 3));
+        return;
+      }
+      case '/split-sse': {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const text = Buffer.from('id: 1\ndata: {"a":"é"}\n\nid: 2\nda' + 'ta: {"b":"€"}\n\n: comment\n\nevent: other\ndata: x\n\ndata: tail');
+        // Cut inside "é", inside the field name "data", and inside "€".
+        const cuts = [text.indexOf(0xc3) + 1, text.indexOf('da' + 'ta: {"b"') + 2, text.indexOf(0xe2) + 2, text.length];
+        let from = 0;
+        for (const cut of cuts) {
+          res.write(text.subarray(from, cut));
+          from = cut;
+          await pause();
+        }
+        res.end();
+        return;
+      }
+      case '/bom-sse':
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(Buffer.from('\ufeffdata: {"a":1}\n\n'));
+        return;
+      case '/bom-json':
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(Buffer.from('\ufeff{"a":1}'));
+        return;
+      case '/sse-big-event': {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: ');
+        const chunk = Buffer.alloc(16 * 1024, 97);
+        while (!res.destroyed && !socket.destroyed) {
+          if (!res.write(chunk)) await Promise.race([new Promise((resolve) => res.once('drain', resolve)), closed(socket)]);
+        }
+        return;
+      }
+      default:
+        res.writeHead(404);
+        res.end('no such path');
+    }
+  }
+
+  const clients: Array<[string, typeof fetch]> = [
+    ['node:http', createNodeFetch(() => agent)],
+    ['WHATWG fetch', (input, init) => fetch(input, init)],
+  ];
+
+  for (const [name, fetchFn] of clients) {
+    describe(name, () => {
+      test('an endless body fails at the limit with the bytes seen, and the connection is closed', async () => {
+        const res = await fetchFn(`${base}/endless`);
+        await assert.rejects(readBodyLimited(res, 100_000, 'the answer'), (err: unknown) => {
+          assert.ok(err instanceof BodyTooLargeError, String(err));
+          assert.equal(err.declared, false);
+          assert.ok(err.seenBytes > 100_000 && err.seenBytes < 100_000 + 1024 * 1024, String(err.seenBytes));
+          return true;
+        });
+        await closedByPath.get('/endless');
+      });
+
+      test('a Content-Length over the limit fails before reading, and the connection is closed', async () => {
+        const res = await fetchFn(`${base}/declared`);
+        await assert.rejects(readBodyLimited(res, 1000, 'the answer'), /its Content-Length says 5000000/);
+        await closedByPath.get('/declared');
+      });
+
+      test("a body cut short fails as fetch's does: TypeError 'terminated' with the cause", async () => {
+        const res = await fetchFn(`${base}/cut`);
+        await assert.rejects(readTextLimited(res, 1000, 'the answer'), (err: Error) => {
+          assert.ok(err instanceof TypeError, String(err));
+          assert.equal(err.message, 'terminated');
+          assert.ok(err.cause instanceof Error);
+          return true;
+        });
+      });
+
+      test('an abort while the body arrives rejects the read with the AbortError, and the connection is closed', async () => {
+        const controller = new AbortController();
+        const res = await fetchFn(`${base}/slow`, { signal: controller.signal });
+        const reading = readTextLimited(res, 1000, 'the answer');
+        await pause();
+        controller.abort();
+        await assert.rejects(reading, (err: Error) => err.name === 'AbortError');
+        await closedByPath.get('/slow');
+      });
+
+      test('an error body that never ends: the excerpt is what arrived within its wait, then the body is cancelled', async () => {
+        const res = await fetchFn(`${base}/slow`);
+        const started = Date.now();
+        assert.equal(await readTextPrefix(res), 'Access is only allowed at localhost:1234');
+        // Not a timing assertion: the wait is what ended the read (the body never ends).
+        assert.ok(Date.now() - started >= EXCERPT_WAIT_MS - 50);
+        await closedByPath.get('/slow');
+      });
+
+      test('characters split between chunks are decoded whole (JSON and SSE)', async () => {
+        assert.equal(await readTextLimited(await fetchFn(`${base}/split-json`), 1000, 'x'), '{"text":"é€"}');
+        const events: EventSourceMessage[] = [];
+        await readEventStream(await fetchFn(`${base}/split-sse`), { onEvent: (e) => events.push(e), onRetry: () => undefined }, 1000);
+        assert.deepEqual(
+          events.map((e) => [e.id, e.event, e.data]),
+          [
+            ['1', undefined, '{"a":"é"}'],
+            ['2', undefined, '{"b":"€"}'],
+            [undefined, 'other', 'x'],
+          ],
+        );
+      });
+
+      test('a leading byte order mark is dropped, as TextDecoder does (JSON and SSE)', async () => {
+        assert.equal(await readTextLimited(await fetchFn(`${base}/bom-json`), 1000, 'x'), '{"a":1}');
+        const events: EventSourceMessage[] = [];
+        await readEventStream(await fetchFn(`${base}/bom-sse`), { onEvent: (e) => events.push(e), onRetry: () => undefined }, 1000);
+        assert.deepEqual(events.map((e) => e.data), ['{"a":1}']);
+      });
+
+      test('an SSE event over the limit fails the stream with SseLimitError, and the connection is closed', async () => {
+        const res = await fetchFn(`${base}/sse-big-event`);
+        await assert.rejects(readEventStream(res, { onEvent: () => undefined, onRetry: () => undefined }, 100_000), SseLimitError);
+        await closedByPath.get('/sse-big-event');
+      });
+
+      test('an error thrown by the SSE sink stops the read with that error', async () => {
+        const res = await fetchFn(`${base}/split-sse`);
+        const stop = new Error('stop here');
+        await assert.rejects(
+          readEventStream(res, { onEvent: () => { throw stop; }, onRetry: () => undefined }, 1000),
+          (err) => err === stop,
+        );
+      });
+
+      test('a drained small body leaves the connection for the next request', async () => {
+        const res = await fetchFn(`${base}/missing`);
+        assert.equal(res.status, 404);
+        await drain(res);
+        assert.equal(await readTextLimited(await fetchFn(`${base}/split-json`), 1000, 'x'), '{"text":"é€"}');
+      });
+    });
+  }
+
+  describe('the node:http response itself', () => {
+    const nodeFetch = createNodeFetch(() => agent);
+
+    test('a LightAbort aborts our fetch like an AbortSignal: mid-body, and before the request; other fetches get an AbortController', async () => {
+      const light = requestAbortFor(nodeFetch);
+      assert.ok(light instanceof LightAbort);
+      assert.ok(requestAbortFor((input, init) => fetch(input, init)) instanceof AbortController);
+      const res = await nodeFetch(`${base}/slow`, { signal: light.signal });
+      const reading = readTextLimited(res, 1000, 'x');
+      await pause();
+      light.abort();
+      await assert.rejects(reading, (err: Error) => err.name === 'AbortError');
+      await closedByPath.get('/slow');
+      await assert.rejects(nodeFetch(`${base}/split-json`, { signal: light.signal }), (err: Error) => err.name === 'AbortError');
+    });
+
+    test('headers: read without case, repeated ones joined, iterable; read-only', async () => {
+      const local = http.createServer((_req, res) => {
+        res.setHeader('X-Twice', ['a', 'b']);
+        res.setHeader('Content-Type', 'application/json');
+        res.end('{"ok":true}');
+      });
+      await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+      try {
+        const res = await nodeFetch(`http://127.0.0.1:${(local.address() as AddressInfo).port}/`);
+        assert.equal(res.headers.get('x-twice'), 'a, b');
+        assert.equal(res.headers.get('CONTENT-TYPE'), 'application/json');
+        assert.equal(res.headers.has('x-none'), false);
+        assert.equal(res.headers.get('x-none'), null);
+        assert.deepEqual([...res.headers].find(([n]) => n === 'x-twice'), ['x-twice', 'a, b']);
+        assert.equal(new Headers(res.headers).get('x-twice'), 'a, b');
+        assert.throws(() => res.headers.set('x-twice', 'c'), TypeError);
+        assert.equal(res.ok, true);
+        assert.equal(res.bodyUsed, false);
+        assert.deepEqual(await res.json(), { ok: true });
+        assert.equal(res.bodyUsed, true);
+        await assert.rejects(res.text(), TypeError);
+      } finally {
+        local.closeAllConnections();
+        await new Promise((resolve) => local.close(resolve));
+      }
+    });
+
+    test('the body is taken once: by a direct reader, or by the web stream', async () => {
+      const direct = await nodeFetch(`${base}/split-json`);
+      const taken = nodeBodyOf(direct);
+      assert.ok(taken !== undefined);
+      assert.equal(nodeBodyOf(direct), undefined);
+      await assert.rejects(direct.text(), TypeError);
+      taken.cancel();
+      const streamed = await nodeFetch(`${base}/split-json`);
+      assert.ok(streamed.body !== null);
+      assert.equal(nodeBodyOf(streamed), undefined);
+      assert.equal(await readTextLimited(streamed, 1000, 'x'), '{"text":"é€"}');
+    });
+  });
+});
