@@ -2,7 +2,8 @@
 // (esbuild.mjs --production: bundled, minified, node20, cjs, ES-module entry points preferred),
 // so the bench runs the same protocol, transport and zod/mini code, compiled the same way,
 // that dist/extension.js ships. Only the entry differs: it exports McpClient, StdioTransport,
-// TrafficRecorder (the traffic view's ring) and createHttpTransport (for the HTTP scenarios).
+// TrafficRecorder (the traffic view's ring), createHttpTransport (for the HTTP scenarios) and the
+// agent choice the CLI makes (useHttpAgents, ownKeepAliveAgents).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
@@ -18,7 +19,7 @@ export async function buildOurs({ minify = true } = {}) {
       contents:
         "export { McpClient } from './src/protocol/client';\nexport { StdioTransport } from './src/transport/stdio';\n" +
         "export { TrafficRecorder } from './src/host/traffic';\n" +
-        (HAS_HTTP ? "export { createHttpTransport } from './src/transport/http';\n" : ''),
+        (HAS_HTTP ? "export { createHttpTransport } from './src/transport/http';\nexport { useHttpAgents, ownKeepAliveAgents } from './src/transport/nodeHttp';\n" : ''),
       resolveDir: ROOT,
       sourcefile: 'bench-entry.ts',
       loader: 'ts',

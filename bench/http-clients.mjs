@@ -21,10 +21,14 @@ function sessionUrl(baseUrl, { tools, sse } = {}) {
 /** Ours: McpClient over createHttpTransport('http', ...), from the production-like bundle (build.mjs). */
 async function loadOurs(baseUrl) {
   // BENCH_OURS_BUNDLE: another build of ours to load instead (for A/B runs of a change by hand).
-  const { McpClient, createHttpTransport } = createRequire(import.meta.url)(process.env.BENCH_OURS_BUNDLE || OURS_BUNDLE);
+  const { McpClient, createHttpTransport, useHttpAgents, ownKeepAliveAgents } = createRequire(import.meta.url)(process.env.BENCH_OURS_BUNDLE || OURS_BUNDLE);
   if (typeof createHttpTransport !== 'function') {
     throw new Error('out/bench/ours.cjs has no createHttpTransport: src/transport/http.ts does not exist yet (or build.mjs has not run since)');
   }
+  // The agents the CLI installs (src/cli.ts): keep-alive agents of its own, like the socket floor's.
+  // BENCH_OURS_AGENT=global: Node's global agents instead, as in VS Code (which proxies requests
+  // that name no agent).
+  if (process.env.BENCH_OURS_AGENT !== 'global' && typeof useHttpAgents === 'function') useHttpAgents(ownKeepAliveAgents);
   return {
     async open(options) {
       const transport = createHttpTransport('http', { url: sessionUrl(baseUrl, options), label: 'bench-http-server' });

@@ -11,8 +11,11 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-// HTTPS_PROXY / HTTP_PROXY / NO_PROXY for remote servers (the extension leaves proxies to VS Code).
-if (hasProxyVariables(process.env)) whenRemoteLoads((remote) => remote.useHttpAgents(environmentProxyAgents(remote.directAgent)));
+// HTTPS_PROXY / HTTP_PROXY / NO_PROXY for remote servers (the extension leaves proxies to VS Code),
+// and keep-alive agents of the CLI's own for direct connections (cheaper per request than Node's global ones).
+whenRemoteLoads((remote) =>
+  remote.useHttpAgents(hasProxyVariables(process.env) ? environmentProxyAgents(remote.ownKeepAliveAgents) : remote.ownKeepAliveAgents),
+);
 
 // Every character printed passes through printable(): server text is untrusted (no escapes reach the terminal).
 runCli(process.argv.slice(2), {

@@ -4,4 +4,4 @@
 export { createHttpTransport } from './transport/http';
 export { OAuthProvider } from './auth/oauthProvider';
 export { FileSecretStore, MemorySecretStore } from './auth/stores';
-export { useHttpAgents, directAgent } from './transport/nodeHttp';
+export { useHttpAgents, ownKeepAliveAgents } from './transport/nodeHttp';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createNodeFetch } from '../../src/transport/nodeHttp';
+import { createNodeFetch, ownKeepAliveAgents } from '../../src/transport/nodeHttp';
 import { freePort } from '../helpers/http';
 
 describe('node:http fetch', () => {
@@ -94,6 +94,20 @@ describe('node:http fetch', () => {
     sockets.clear();
     for (let i = 0; i < 2; i++) await (await byDefault(`${base}/echo`, { method: 'POST', body: String(i) })).text();
     assert.equal(sockets.size, 1);
+  });
+
+  test("the CLI's own agents: one keep-alive agent per protocol, without the idle timeout option, one socket for two requests", async () => {
+    const plain = ownKeepAliveAgents(new URL(base));
+    assert.equal(ownKeepAliveAgents(new URL(`${base}/other`)), plain);
+    assert.notEqual(ownKeepAliveAgents(new URL('https://example.test/')), plain);
+    const options = (plain as http.Agent & { options: http.AgentOptions }).options;
+    assert.equal(options.keepAlive, true);
+    assert.equal(options.timeout, undefined);
+    const viaOwn = createNodeFetch(ownKeepAliveAgents);
+    sockets.clear();
+    for (let i = 0; i < 2; i++) await (await viaOwn(`${base}/echo`, { method: 'POST', body: String(i) })).text();
+    assert.equal(sockets.size, 1);
+    plain.destroy();
   });
 
   test('streaming: the first SSE event is readable before the body ends', async () => {
