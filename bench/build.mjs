@@ -19,7 +19,7 @@ export async function buildOurs({ minify = true } = {}) {
       contents:
         "export { McpClient } from './src/protocol/client';\nexport { StdioTransport } from './src/transport/stdio';\n" +
         "export { TrafficRecorder } from './src/host/traffic';\n" +
-        (HAS_HTTP ? "export { createHttpTransport } from './src/transport/http';\nexport { useHttpAgents, ownKeepAliveAgents } from './src/transport/nodeHttp';\n" : ''),
+        (HAS_HTTP ? "export { createHttpTransport } from './src/transport/http';\nexport { useHttpAgents } from './src/transport/nodeHttp';\nexport { ownKeepAliveAgents } from './src/transport/keepAliveAgents';\n" : ''),
       resolveDir: ROOT,
       sourcefile: 'bench-entry.ts',
       loader: 'ts',

@@ -4,4 +4,5 @@
 export { createHttpTransport } from './transport/http';
 export { OAuthProvider } from './auth/oauthProvider';
 export { FileSecretStore, MemorySecretStore } from './auth/stores';
-export { useHttpAgents, ownKeepAliveAgents } from './transport/nodeHttp';
+export { useHttpAgents } from './transport/nodeHttp';
+export { ownKeepAliveAgents } from './transport/keepAliveAgents';

@@ -467,5 +467,3 @@ function defaultSchedule(fn: () => void, ms: number): Disposable {
   const timer = setTimeout(fn, ms);
   return { dispose: () => clearTimeout(timer) };
 }
-
-/** `initialize` was answered with a refusal (a JSON-RPC error, HTTP 400/404/405): what a server no longer legacy does. */

@@ -15,7 +15,7 @@ import {
   supportedVersionsOf,
   type ProtocolEra,
 } from './era';
-import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError, RemoteError } from './errors';
+import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError, RemoteError, RequestTimeoutError } from './errors';
 import { httpEraCache } from './eraCache';
 import { findCause } from '../util/errorCause';
 import { DiscoverResultSchema, ImplementationSchema, InitializeResultSchema, type ClientCapabilities, type DiscoverResult, type InitializeResult } from './schemas';
@@ -69,8 +69,12 @@ async function handshakeRemembering(ctx: HandshakeContext, key: string, signal: 
     try {
       return await initialize(ctx, legacyOffer(ctx.options), signal, true);
     } catch (err) {
-      // Anything else: initialize has closed the connection already.
-      if (!refusedLikeModern(err)) throw err;
+      if (!refusedLikeModern(err)) {
+        // Anything else (timeout, 5xx, network): initialize has closed the connection already,
+        // and the next contact probes again rather than repeat a path that just failed.
+        httpEraCache.forget(key);
+        throw err;
+      }
       if (ctx.connection.isClosed || signal?.aborted) {
         await closeQuietly(ctx);
         throw err;
@@ -216,8 +220,15 @@ async function discover(
         throw err;
       }
       ctx.logger.debug(`[${options.label}] server/discover failed (${errorMessage(err)}): using the legacy initialize handshake`);
+      if (!(err instanceof RequestTimeoutError)) {
+        learned('legacy');
+        return initialize(ctx, legacyOffer(options), signal);
+      }
+      // Silence is no answer by itself (a server may be slow to start): legacy is remembered only
+      // once initialize has worked, so the next sessions skip a probe that would time out again.
+      const initialized = await initialize(ctx, legacyOffer(options), signal);
       learned('legacy');
-      return initialize(ctx, legacyOffer(options), signal);
+      return initialized;
     }
     const choice = pickVersion(result.supportedVersions, SUPPORTED_PROTOCOL_VERSIONS);
     if (!choice) {

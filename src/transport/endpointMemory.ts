@@ -3,19 +3,22 @@
 // offers the optional GET stream (2025-03-26..2025-11-25 Streamable HTTP: a server without one
 // answers the GET with 405), so that later sessions do not ask again.
 
+import { createHash } from 'node:crypto';
+
 /**
- * The endpoint of a URL: origin and path. The spec keys the era by origin, but one origin often
- * hosts several MCP servers at different paths (gateways, `https://host/github/mcp` beside
- * `https://host/jira/mcp`), which may be of different eras or differ in their GET stream: keyed by
- * origin alone, they would flap, each costing a healing round trip. The query is left out: it
- * carries parameters of the same server (profiles, keys). Never logged (a path may hold a secret).
+ * The endpoint of a URL: origin, path and a digest of the query. The spec keys the era by origin,
+ * but one origin often hosts several MCP servers at different paths (`https://host/github/mcp`
+ * beside `https://host/jira/mcp`), or behind one path chosen by the query (`/mcp?server=a`), which
+ * may differ in era or GET stream: keyed by origin alone, they would flap, and a 405 of one would
+ * cost the other its stream. The query is kept only as a digest (it may carry a key). Never logged.
  */
 export function endpointKeyOf(href: string): string {
   try {
     const url = new URL(href);
-    return `${url.origin}${url.pathname}`;
+    const query = url.search === '' ? '' : `?#${createHash('sha256').update(url.search).digest('base64url').slice(0, 22)}`;
+    return `${url.origin}${url.pathname}${query}`;
   } catch {
-    return href;
+    return createHash('sha256').update(href).digest('base64url');
   }
 }
 

@@ -35,21 +35,6 @@ export function directAgent(): undefined {
   return undefined;
 }
 
-/**
- * Keep-alive agents of our own for direct connections, for a process that VS Code does not proxy
- * (the CLI). Unlike Node's global agents they have no idle `timeout` option, which re-arms a
- * socket timer and adds a listener on every request (about a sixth of a small request's CPU,
- * measured with 4,000 POSTs, 256 in flight); an idle socket is still closed before the server's
- * `Keep-Alive: timeout=N` (Node's agent reads that hint), or when the server closes it.
- */
-export function ownKeepAliveAgents(url: URL): http.Agent {
-  if (url.protocol === 'https:') return (ownHttpsAgent ??= new https.Agent({ keepAlive: true, scheduling: 'lifo' }));
-  return (ownHttpAgent ??= new http.Agent({ keepAlive: true, scheduling: 'lifo' }));
-}
-
-let ownHttpAgent: http.Agent | undefined;
-let ownHttpsAgent: https.Agent | undefined;
-
 let chosenAgents: AgentChooser = directAgent;
 let defaultFetch: FetchFunction | undefined;
 

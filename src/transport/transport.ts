@@ -60,7 +60,7 @@ export interface Transport {
   readonly pid?: number;
   /**
    * Names the server's endpoint for what the process remembers of it across connections (HTTP:
-   * origin and path, endpointMemory.ts; its era: protocol/eraCache.ts). Undefined over stdio,
+   * origin, path and a query digest, endpointMemory.ts; its era: protocol/eraCache.ts). Undefined over stdio,
    * whose era is learned anew with each process.
    */
   readonly endpointKey?: string;

@@ -307,6 +307,23 @@ describe('what the process remembers of an endpoint', () => {
   });
 });
 
+describe('what the era cache does not learn from', () => {
+  test('a remembered legacy endpoint whose initialize fails otherwise (HTTP 503) is forgotten: the next contact probes', async () => {
+    const server = await countingServer('legacy');
+    try {
+      await oneSession(server.url, server.requests);
+      assert.equal(httpEraCache.eraOf(endpointKeyOf(server.url)), 'legacy');
+      server.become('failing');
+      server.requests.length = 0;
+      await assert.rejects(oneSession(server.url, server.requests));
+      assert.deepEqual(posts(server.requests), ['POST initialize']);
+      assert.equal(httpEraCache.eraOf(endpointKeyOf(server.url)), undefined);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('a host restart of a remote server that answered the era probe as legacy', () => {
   const source: ConfigSource = { file: '/tmp/round-trips/.vscode/mcp.json', kind: 'workspace', workspaceFolder: '/tmp/round-trips' };
 

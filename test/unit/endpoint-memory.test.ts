@@ -8,8 +8,13 @@ import { EraCache } from '../../src/protocol/eraCache';
 import { GET_UNSUPPORTED_MEMORY_MS, GetStreamMemory, endpointKeyOf } from '../../src/transport/endpointMemory';
 
 describe('endpointKeyOf', () => {
-  test('origin and path: the query, the fragment and credentials are left out; paths of one origin differ', () => {
-    assert.equal(endpointKeyOf('https://example.test/mcp?profile=a#x'), 'https://example.test/mcp');
+  test('origin, path and a digest of the query: the fragment and credentials are left out; paths and queries of one origin differ', () => {
+    assert.equal(endpointKeyOf('https://example.test/mcp#x'), 'https://example.test/mcp');
+    const withKey = endpointKeyOf('https://example.test/mcp?server=a&key=s3cret');
+    assert.ok(withKey.startsWith('https://example.test/mcp?#'), withKey);
+    assert.ok(!withKey.includes('s3cret') && !withKey.includes('server=a'), 'the query only as a digest');
+    assert.equal(endpointKeyOf('https://example.test/mcp?server=a&key=s3cret#frag'), withKey);
+    assert.notEqual(endpointKeyOf('https://example.test/mcp?server=b&key=s3cret'), withKey);
     assert.equal(endpointKeyOf('https://example.test:443/mcp'), 'https://example.test/mcp');
     assert.equal(endpointKeyOf('https://user:secret@example.test/mcp'), 'https://example.test/mcp');
     assert.notEqual(endpointKeyOf('https://example.test/github/mcp'), endpointKeyOf('https://example.test/jira/mcp'));

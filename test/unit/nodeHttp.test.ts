@@ -4,7 +4,8 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { createNodeFetch, ownKeepAliveAgents } from '../../src/transport/nodeHttp';
+import { createNodeFetch } from '../../src/transport/nodeHttp';
+import { IDLE_SOCKET_MS, ownKeepAliveAgents } from '../../src/transport/keepAliveAgents';
 import { freePort } from '../helpers/http';
 
 describe('node:http fetch', () => {
@@ -107,7 +108,40 @@ describe('node:http fetch', () => {
     sockets.clear();
     for (let i = 0; i < 2; i++) await (await viaOwn(`${base}/echo`, { method: 'POST', body: String(i) })).text();
     assert.equal(sockets.size, 1);
+    // Idle, the socket times out before the server's Keep-Alive hint (Node's server says timeout=5).
+    await new Promise((resolve) => setImmediate(resolve));
+    const free = Object.values(plain.freeSockets).flat();
+    assert.equal(free.length, 1);
+    assert.equal(free[0]!.timeout, IDLE_SOCKET_MS);
     plain.destroy();
+  });
+
+  test("the CLI's own agents: a server's shorter Keep-Alive hint wins (a second before it), and a taken socket has no idle timeout", async () => {
+    const short = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      if (req.url === '/slow') setTimeout(() => res.end('late'), 50);
+      else res.end('ok');
+    });
+    short.keepAliveTimeout = 2000; // Node's server then says Keep-Alive: timeout=2
+    await new Promise<void>((resolve) => short.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(short.address() as AddressInfo).port}`;
+    const viaOwn = createNodeFetch(ownKeepAliveAgents);
+    const agent = ownKeepAliveAgents(new URL(url));
+    try {
+      await (await viaOwn(`${url}/`, { method: 'GET' })).text();
+      await new Promise((resolve) => setImmediate(resolve));
+      const [idle] = Object.values(agent.freeSockets).flat();
+      assert.equal(idle?.timeout, 1000);
+      const slow = viaOwn(`${url}/slow`, { method: 'GET' });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(Object.values(agent.freeSockets).flat().length, 0, 'the socket was taken');
+      assert.equal(idle?.timeout ?? 0, 0, 'no idle timeout while a request uses it');
+      assert.equal(await (await slow).text(), 'late');
+    } finally {
+      agent.destroy();
+      short.closeAllConnections();
+      await new Promise((resolve) => short.close(resolve));
+    }
   });
 
   test('streaming: the first SSE event is readable before the body ends', async () => {
