@@ -35,7 +35,8 @@ import {
   type HttpTransportOptions,
   type ResolvedHttpOptions,
 } from './httpShared';
-import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
+import type { MessageListener, Transport, TransportCloseInfo, TransportWarning } from './transport';
+import type { Disposable } from '../util/disposable';
 import { BodyTooLargeError, ERROR_EXCERPT_BYTES, readTextLimited } from './httpBody';
 import { paramHeaderValues, paramHeadersOf, type ParamHeader } from './paramHeaders';
 import { ResumableStreams } from './resumableStreams';
@@ -55,7 +56,7 @@ export class StreamableHttpTransport implements Transport {
   private readonly warningEmitter = new Emitter<TransportWarning>();
   private readonly logEmitter = new Emitter<string>();
 
-  readonly onMessage: Event<unknown> = this.messageEmitter.event;
+  readonly onMessage: (listener: MessageListener) => Disposable = this.messageEmitter.event;
   readonly onClose: Event<TransportCloseInfo> = this.closeEmitter.event;
   readonly onWarning: Event<TransportWarning> = this.warningEmitter.event;
   readonly onLog: Event<string> = this.logEmitter.event;
@@ -292,7 +293,8 @@ export class StreamableHttpTransport implements Transport {
         label: this.o.label,
       });
     }
-    this.messageEmitter.fire(value);
+    // With the text's length: the connection skips its nesting walk for a short answer (#21).
+    this.messageEmitter.fire(value, text.length);
     return false;
   }
 
