@@ -146,6 +146,32 @@ describe('node:http fetch', () => {
     }
   });
 
+  test("the CLI's own agents: a server's hint of one second is too short to keep the socket (Node's rule)", async () => {
+    const brief = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+    brief.keepAliveTimeout = 1000; // Node's server then says Keep-Alive: timeout=1
+    const seen = new Set<unknown>();
+    brief.on('connection', (socket) => seen.add(socket));
+    await new Promise<void>((resolve) => brief.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(brief.address() as AddressInfo).port}`;
+    const viaOwn = createNodeFetch(ownKeepAliveAgents);
+    const agent = ownKeepAliveAgents(new URL(url));
+    try {
+      for (let i = 0; i < 2; i++) {
+        assert.equal(await (await viaOwn(`${url}/`, { method: 'GET' })).text(), 'ok');
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.equal(Object.values(agent.freeSockets).flat().length, 0, 'not kept');
+      }
+      assert.equal(seen.size, 2, 'each request on a new connection');
+    } finally {
+      agent.destroy();
+      brief.closeAllConnections();
+      await new Promise((resolve) => brief.close(resolve));
+    }
+  });
+
   test('streaming: the first SSE event is readable before the body ends', async () => {
     const res = await nodeFetch(`${base}/sse`, { headers: { accept: 'text/event-stream' } });
     const reader = res.body!.getReader();
