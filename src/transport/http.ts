@@ -10,7 +10,7 @@ import { HttpTransportError, resolveHttpOptions, type HttpTransportOptions, type
 import { endpointKeyOf } from './endpointMemory';
 import { LegacySseTransport } from './legacySse';
 import { StreamableHttpTransport } from './streamableHttp';
-import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
+import type { MessageListener, Transport, TransportCloseInfo, TransportWarning } from './transport';
 import { errorMessage } from '../util/errorMessage';
 
 export {
@@ -42,7 +42,7 @@ class HttpTransportWithFallback implements Transport {
   private readonly warningEmitter = new Emitter<TransportWarning>();
   private readonly logEmitter = new Emitter<string>();
 
-  readonly onMessage: Event<unknown> = this.messageEmitter.event;
+  readonly onMessage: (listener: MessageListener) => Disposable = this.messageEmitter.event;
   readonly onClose: Event<TransportCloseInfo> = this.closeEmitter.event;
   readonly onWarning: Event<TransportWarning> = this.warningEmitter.event;
   readonly onLog: Event<string> = this.logEmitter.event;
@@ -164,7 +164,7 @@ class HttpTransportWithFallback implements Transport {
 
   private attach(transport: Transport): void {
     this.subscriptions = [
-      transport.onMessage((value) => this.messageEmitter.fire(value)),
+      transport.onMessage((value, textLength) => this.messageEmitter.fire(value, textLength)),
       transport.onWarning((warning) => this.warningEmitter.fire(warning)),
       transport.onLog((line) => this.logEmitter.fire(line)),
       transport.onClose((info) => {

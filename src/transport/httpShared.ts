@@ -127,7 +127,7 @@ export function manyListenerController(): AbortController {
  * failures become HttpTransportErrors naming the address and errno; a redirect to another origin
  * fails naming that origin. Responses with other error statuses are returned for the caller to judge.
  */
-export async function fetchWithAuth(
+export function fetchWithAuth(
   o: ResolvedHttpOptions,
   method: string,
   target: string,
@@ -136,20 +136,32 @@ export async function fetchWithAuth(
   signal: AbortSignal,
   handleChallenges = true,
 ): Promise<Response> {
-  const auth = o.auth;
-  if (auth === undefined) {
-    const res = await fetchOnce(o, method, target, headers, body, signal);
-    if (res.status === 401) {
-      const detail = await excerptOf(res);
-      if (headers.authorization !== undefined) throw credentialsRefused(o, detail);
-      throw new HttpTransportError(
-        `${o.shownUrl} requires authorization (HTTP 401) and no sign-in is configured for it.${says(detail)} ` +
-          'Add the needed credentials (an "Authorization" header or an OAuth client) to the server configuration.',
-        { code: 'HTTP_401', status: 401, url: o.shownUrl, label: o.label },
-      );
-    }
-    return res;
-  }
+  // Without an auth provider: one `then` over the request, not an async frame (#21).
+  if (o.auth === undefined) return fetchOnce(o, method, target, headers, body, signal).then((res) => (res.status === 401 ? unauthorized(o, headers, res) : res));
+  return fetchWithProvider(o, o.auth, method, target, headers, body, signal, handleChallenges);
+}
+
+/** A 401 where no auth provider is configured: the error, with the server's reason. */
+async function unauthorized(o: ResolvedHttpOptions, headers: Record<string, string>, res: Response): Promise<never> {
+  const detail = await excerptOf(res);
+  if (headers.authorization !== undefined) throw credentialsRefused(o, detail);
+  throw new HttpTransportError(
+    `${o.shownUrl} requires authorization (HTTP 401) and no sign-in is configured for it.${says(detail)} ` +
+      'Add the needed credentials (an "Authorization" header or an OAuth client) to the server configuration.',
+    { code: 'HTTP_401', status: 401, url: o.shownUrl, label: o.label },
+  );
+}
+
+async function fetchWithProvider(
+  o: ResolvedHttpOptions,
+  auth: HttpAuthProvider,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+  handleChallenges: boolean,
+): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
     const authorization = await auth.authorizationHeader(o.url);
     const sent = authorization === undefined ? headers : { ...headers, authorization };
@@ -206,7 +218,7 @@ async function offersOAuth(auth: HttpAuthProvider, challenge: AuthChallenge, res
 }
 
 /** One request; redirects followed only within the configured server's origin. */
-async function fetchOnce(
+function fetchOnce(
   o: ResolvedHttpOptions,
   method: string,
   target: string,
@@ -214,16 +226,25 @@ async function fetchOnce(
   body: string | undefined,
   signal: AbortSignal,
 ): Promise<Response> {
+  let sent: Promise<Response>;
   try {
     // The configured URL is parsed once (resolveHttpOptions), not per request.
-    return await fetchFollowing(o.fetch, target === o.href ? o.url : new URL(target), { method, headers, body, signal }, sameOriginHop);
+    sent = fetchFollowing(o.fetch, target === o.href ? o.url : new URL(target), { method, headers, body, signal }, sameOriginHop);
   } catch (err) {
-    if (err instanceof RedirectRefusedError) {
-      throw new HttpTransportError(`${method} ${o.shownUrl} ${err.message}`, { code: 'EREDIRECT', url: o.shownUrl, label: o.label });
-    }
-    if (signal.aborted) throw closedError(o, err);
-    throw networkError(o, method, err);
+    sent = Promise.reject(err);
   }
+  return sent.then(undefined, (err: unknown) => {
+    throw fetchFailure(o, method, signal, err);
+  });
+}
+
+/** What a failed request (no answer to return) rejects with. */
+function fetchFailure(o: ResolvedHttpOptions, method: string, signal: AbortSignal, err: unknown): HttpTransportError {
+  if (err instanceof RedirectRefusedError) {
+    return new HttpTransportError(`${method} ${o.shownUrl} ${err.message}`, { code: 'EREDIRECT', url: o.shownUrl, label: o.label });
+  }
+  if (signal.aborted) return closedError(o, err);
+  return networkError(o, method, err);
 }
 
 /** Failures without a status where the server did answer. */

@@ -42,20 +42,44 @@ export function sameOriginHop(from: URL, to: URL): void {
  * One request, following redirects with `redirect: 'manual'`: each target is checked by `checkHop`
  * (which throws to refuse) before it is asked. 303, and 301/302 after a POST, continue as a GET
  * without a body (as fetch does); 307/308 repeat the request. A 3xx without Location is returned.
+ * Not an async function: an answer that is no redirect (nearly all) costs one `then`, not an
+ * async frame per layer (#21); a throw of `fetchFn` rejects the promise as before.
  */
-export async function fetchFollowing(
+export function fetchFollowing(
   fetchFn: typeof globalThis.fetch,
   url: URL,
   init: RedirectInit,
   checkHop: (from: URL, to: URL) => void,
 ): Promise<Response> {
+  let first: Promise<Response>;
+  try {
+    // The URL itself, not its href: node:http's fetch (nodeHttp.ts) then parses nothing again.
+    first = fetchFn(url, { method: init.method, headers: init.headers, body: init.body, signal: init.signal, redirect: 'manual' });
+  } catch (err) {
+    return Promise.reject(err);
+  }
+  return first.then((res) => (redirectLocation(res) === null ? res : followRedirects(fetchFn, url, init, checkHop, res)));
+}
+
+function redirectLocation(res: Response): string | null {
+  return REDIRECT_STATUSES.has(res.status) ? res.headers.get('location') : null;
+}
+
+/** The hops after the first answer `res`, a redirect. */
+async function followRedirects(
+  fetchFn: typeof globalThis.fetch,
+  url: URL,
+  init: RedirectInit,
+  checkHop: (from: URL, to: URL) => void,
+  firstAnswer: Response,
+): Promise<Response> {
   let current = url;
   let { method, body } = init;
   let headers = init.headers;
+  let res = firstAnswer;
   for (let hop = 0; ; hop++) {
-    // The URL itself, not its href: node:http's fetch (nodeHttp.ts) then parses nothing again.
-    const res = await fetchFn(current, { method, headers, body, signal: init.signal, redirect: 'manual' });
-    const location = REDIRECT_STATUSES.has(res.status) ? res.headers.get('location') : null;
+    if (hop > 0) res = await fetchFn(current, { method, headers, body, signal: init.signal, redirect: 'manual' });
+    const location = redirectLocation(res);
     if (location === null) return res;
     await drain(res);
     let next: URL;

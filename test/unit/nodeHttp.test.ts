@@ -116,7 +116,7 @@ describe('node:http fetch', () => {
     plain.destroy();
   });
 
-  test("the CLI's own agents: a server's shorter Keep-Alive hint wins (a second before it), and a taken socket has no idle timeout", async () => {
+  test("the CLI's own agents: a server's shorter Keep-Alive hint wins (a second before it), and a taken socket is not closed by it", async () => {
     const short = http.createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
       if (req.url === '/slow') setTimeout(() => res.end('late'), 50);
@@ -135,12 +135,40 @@ describe('node:http fetch', () => {
       const slow = viaOwn(`${url}/slow`, { method: 'GET' });
       await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal(Object.values(agent.freeSockets).flat().length, 0, 'the socket was taken');
-      assert.equal(idle?.timeout ?? 0, 0, 'no idle timeout while a request uses it');
+      // The timer stays (re-armed by reads and writes); its firing while a request waits ends nothing.
+      idle!.emit('timeout');
+      assert.equal(idle!.destroyed, false, 'a taken socket is not closed by its idle timeout');
       assert.equal(await (await slow).text(), 'late');
     } finally {
       agent.destroy();
       short.closeAllConnections();
       await new Promise((resolve) => short.close(resolve));
+    }
+  });
+
+  test("the CLI's own agents: a server's hint of one second is too short to keep the socket (Node's rule)", async () => {
+    const brief = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+    brief.keepAliveTimeout = 1000; // Node's server then says Keep-Alive: timeout=1
+    const seen = new Set<unknown>();
+    brief.on('connection', (socket) => seen.add(socket));
+    await new Promise<void>((resolve) => brief.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(brief.address() as AddressInfo).port}`;
+    const viaOwn = createNodeFetch(ownKeepAliveAgents);
+    const agent = ownKeepAliveAgents(new URL(url));
+    try {
+      for (let i = 0; i < 2; i++) {
+        assert.equal(await (await viaOwn(`${url}/`, { method: 'GET' })).text(), 'ok');
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.equal(Object.values(agent.freeSockets).flat().length, 0, 'not kept');
+      }
+      assert.equal(seen.size, 2, 'each request on a new connection');
+    } finally {
+      agent.destroy();
+      brief.closeAllConnections();
+      await new Promise((resolve) => brief.close(resolve));
     }
   });
 
