@@ -10,7 +10,7 @@
  * tests inject) through its WHATWG body stream. Both count, cut and time out alike.
  */
 import { StringDecoder } from 'node:string_decoder';
-import { BODY_SLICE_MS, isNodeResponse, nodeBodyOf, type NodeBody } from './nodeHttp';
+import { BODY_SLICE_MS, isNodeResponse, nodeBodyOf, type NodeBody } from './nodeResponse';
 
 /** Decodes whole bodies (never in stream mode, so one instance serves every read). */
 const utf8 = new TextDecoder();
@@ -42,9 +42,6 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-/** Longest a body reader keeps the event loop before letting timers and I/O run. */
-const SLICE_MS = BODY_SLICE_MS;
-
 /**
  * Awaiting a stream's read() resolves at once while chunks are queued, so a reader of a fast
  * server could hold the event loop as long as the server keeps ahead: readers call this per
@@ -54,7 +51,7 @@ export class EventLoopSlicer {
   private sliceStart = performance.now();
 
   async yieldIfBusy(): Promise<void> {
-    if (performance.now() - this.sliceStart < SLICE_MS) return;
+    if (performance.now() - this.sliceStart < BODY_SLICE_MS) return;
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.sliceStart = performance.now();
   }
@@ -101,34 +98,38 @@ function readTextPrefixOf(res: Response, limit: number, waitMs?: number): Promis
   let text = '';
   return readNodePrefix(node, limit, waitMs, (chunk) => {
     text += decoder.write(chunk);
-  }).then((extent) => ({ text: withoutBom(text + decoder.end()), seen: extent.seen, complete: extent.complete }));
+  }).then((extent) => ({ text: text + decoder.end(), seen: extent.seen, complete: extent.complete }));
 }
 
 /**
- * UTF-8 decoding chunk by chunk, keeping a character split between chunks whole. A chunk that
- * ends in ASCII (the usual case) while nothing is pending decodes on its own (Buffer#toString);
- * a StringDecoder is made only once a chunk ends inside a character (making one allocates, and
- * cost about 5 µs a request). Several times faster than TextDecoder's stream mode on large bodies.
+ * UTF-8 decoding chunk by chunk, keeping a character split between chunks whole, and dropping a
+ * leading byte order mark as TextDecoder does by default. A chunk that ends in ASCII (the usual
+ * case) while nothing is pending decodes on its own (Buffer#toString); a StringDecoder is made
+ * only once a chunk ends inside a character (making one allocates, and cost about 5 µs a
+ * request). Several times faster than TextDecoder's stream mode on large bodies.
  */
 export class Utf8Decoder {
   private decoder: StringDecoder | undefined;
+  /** No text has come out yet: a byte order mark at its start is dropped. */
+  private atStart = true;
 
   write(chunk: Buffer): string {
-    if (this.decoder === undefined) {
-      if (chunk.length === 0 || chunk[chunk.length - 1]! < 0x80) return chunk.toString('utf8');
-      this.decoder = new StringDecoder('utf8');
-    }
-    return this.decoder.write(chunk);
+    let text: string;
+    if (this.decoder === undefined && (chunk.length === 0 || chunk[chunk.length - 1]! < 0x80)) text = chunk.toString('utf8');
+    else text = (this.decoder ??= new StringDecoder('utf8')).write(chunk);
+    return this.atStart ? this.start(text) : text;
   }
 
   end(): string {
-    return this.decoder?.end() ?? '';
+    const text = this.decoder?.end() ?? '';
+    return this.atStart ? this.start(text) : text;
   }
-}
 
-/** What TextDecoder does by default: a leading byte order mark is not part of the text. */
-export function withoutBom(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  private start(text: string): string {
+    if (text === '') return text;
+    this.atStart = false;
+    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  }
 }
 
 /**
@@ -217,16 +218,21 @@ function cancelBody(res: Response): void {
   else res.body?.cancel().then(undefined, () => undefined);
 }
 
+/** A Content-Length past the limit: the body is cancelled unread, and this is the error to fail with. */
+function declaredTooLarge(res: Response, limit: number, what: string): BodyTooLargeError | undefined {
+  const declared = declaredLength(res);
+  if (declared === undefined || declared <= limit) return undefined;
+  cancelBody(res);
+  return new BodyTooLargeError(what, declared, limit, true);
+}
+
 /**
  * The whole body, at most `limit` bytes; rejects with BodyTooLargeError (naming `what`) as soon
  * as Content-Length or the bytes that arrived pass the limit, and cancels the body then.
  */
 export async function readBodyLimited(res: Response, limit: number, what: string): Promise<Uint8Array> {
-  const declared = declaredLength(res);
-  if (declared !== undefined && declared > limit) {
-    cancelBody(res);
-    throw new BodyTooLargeError(what, declared, limit, true);
-  }
+  const refused = declaredTooLarge(res, limit, what);
+  if (refused !== undefined) throw refused;
   const prefix = await readPrefix(res, limit);
   if (!prefix.complete) throw new BodyTooLargeError(what, prefix.seen, limit, false);
   return prefix.bytes;
@@ -234,11 +240,8 @@ export async function readBodyLimited(res: Response, limit: number, what: string
 
 /** readBodyLimited, decoded as UTF-8. */
 export function readTextLimited(res: Response, limit: number, what: string): Promise<string> {
-  const declared = declaredLength(res);
-  if (declared !== undefined && declared > limit) {
-    cancelBody(res);
-    return Promise.reject(new BodyTooLargeError(what, declared, limit, true));
-  }
+  const refused = declaredTooLarge(res, limit, what);
+  if (refused !== undefined) return Promise.reject(refused);
   return readTextPrefixOf(res, limit).then((prefix) => {
     if (!prefix.complete) throw new BodyTooLargeError(what, prefix.seen, limit, false);
     return prefix.text;
