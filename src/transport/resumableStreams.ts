@@ -12,7 +12,7 @@ import { oversizeNotice } from './framing';
 import { isResponseTo, type RequestId } from './streamableHttpMessages';
 import type { TransportWarning } from './transport';
 import { errorMessage } from '../util/errorMessage';
-import { endpointKeyOf, getStreamMemory, type GetStreamOutcome } from './endpointMemory';
+import { getStreamMemory, type GetStreamOutcome } from './endpointMemory';
 
 /** The JSON-RPC error code given to requests whose answer stream was lost. */
 export const STREAM_LOST_ERROR_CODE = -32000;
@@ -32,6 +32,8 @@ export interface StreamOwner {
   lastPostFailedOnNetwork(): boolean;
   /** The server is gone (its GET stream ended for good after a network failure). */
   lose(reason: string): void;
+  /** What this process remembers the endpoint by (endpointMemory.ts), computed once by the transport. */
+  endpointKey(): string;
 }
 
 /** One SSE stream (a POST's answer, or the GET stream) across its reconnections. */
@@ -83,7 +85,6 @@ export class ResumableStreams {
   private getWaiting = false;
   /** This session is finding out for the others (endpointMemory.ts). */
   private getFinding: { settle(outcome: GetStreamOutcome): void } | undefined;
-  private endpointKeyValue: string | undefined;
   private getConnected = false;
   private readonly sleepers = new Set<Sleeper>();
 
@@ -174,7 +175,7 @@ export class ResumableStreams {
   }
 
   private get endpointKey(): string {
-    return (this.endpointKeyValue ??= endpointKeyOf(this.owner.o.href));
+    return this.owner.endpointKey();
   }
 
   stopGetStream(): void {

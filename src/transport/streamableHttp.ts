@@ -99,6 +99,7 @@ export class StreamableHttpTransport implements Transport {
       getHeaders: (lastEventId) => this.session.getHeaders(lastEventId),
       lastPostFailedOnNetwork: () => this.lastPostFailedOnNetwork,
       lose: (reason) => this.lose(reason),
+      endpointKey: () => this.endpointKey,
     });
     this.session = new StreamableHttpSession({
       o,
