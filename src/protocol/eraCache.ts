@@ -3,6 +3,7 @@
 // whose endpoint's era is known skips the server/discover probe of a legacy server; concurrent
 // first contacts share one probe. Stdio has no key: its era lives and dies with its process.
 import type { ProtocolEra } from './era';
+import { setBounded } from '../util/boundedMap';
 
 /** A probe under way: its answer (undefined when it failed and taught nothing). */
 interface ProbeFlight {
@@ -53,8 +54,7 @@ export class EraCache {
   }
 
   remember(key: string, era: ProtocolEra): void {
-    if (!this.known.has(key) && this.known.size >= MAX_ENDPOINTS) this.known.delete(this.known.keys().next().value as string);
-    this.known.set(key, era);
+    setBounded(this.known, key, era, MAX_ENDPOINTS);
   }
 
   /** The remembered era proved wrong: the next contact probes again. */

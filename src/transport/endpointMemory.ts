@@ -4,6 +4,7 @@
 // answers the GET with 405), so that later sessions do not ask again.
 
 import { createHash } from 'node:crypto';
+import { setBounded } from '../util/boundedMap';
 
 /**
  * The endpoint of a URL: origin, path and a digest of the query. The spec keys the era by origin,
@@ -58,8 +59,7 @@ export class GetStreamMemory {
   private entryOf(key: string): GetStreamEntry {
     let entry = this.entries.get(key);
     if (entry === undefined) {
-      if (this.entries.size >= MAX_ENDPOINTS) this.entries.delete(this.entries.keys().next().value as string);
-      this.entries.set(key, (entry = {}));
+      setBounded(this.entries, key, (entry = {}), MAX_ENDPOINTS);
     }
     return entry;
   }
@@ -85,10 +85,7 @@ export class GetStreamMemory {
         settled = true;
         if (found.finding === finding) found.finding = undefined;
         if (outcome === 'supported') found.supported = true;
-        if (outcome === 'unsupported') {
-          found.supported = false;
-          found.unsupportedUntil = performance.now() + GET_UNSUPPORTED_MEMORY_MS;
-        }
+        if (outcome === 'unsupported') markUnsupported(found);
         resolve();
       },
     };
@@ -96,9 +93,7 @@ export class GetStreamMemory {
 
   /** A GET answered 405 outside a finding-out (a server that dropped its stream): believed from now on. */
   rememberUnsupported(key: string): void {
-    const entry = this.entryOf(key);
-    entry.supported = false;
-    entry.unsupportedUntil = performance.now() + GET_UNSUPPORTED_MEMORY_MS;
+    markUnsupported(this.entryOf(key));
   }
 
   /** The endpoint may have changed (a session renewal): its next session asks again. */
@@ -111,6 +106,12 @@ export class GetStreamMemory {
   clear(): void {
     this.entries.clear();
   }
+}
+
+/** A 405 to the GET, believed for GET_UNSUPPORTED_MEMORY_MS from now. */
+function markUnsupported(entry: GetStreamEntry): void {
+  entry.supported = false;
+  entry.unsupportedUntil = performance.now() + GET_UNSUPPORTED_MEMORY_MS;
 }
 
 /** The one memory of this process, shared by every Streamable HTTP transport. */
