@@ -11,7 +11,7 @@ import type { TransportWarning } from './transport';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
 import { errorMessage } from '../util/errorMessage';
 import { BodyTooLargeError, EventLoopSlicer, bodyDetail, drain, excerptText, readTextPrefix, Utf8Decoder } from './httpBody';
-import { RedirectRefusedError, fetchFollowing, sameOriginHop } from './redirects';
+import { RedirectRefusedError, fetchFollowingThen, sameOriginHop } from './redirects';
 
 export { bodyDetail, drain, excerptText };
 
@@ -137,8 +137,8 @@ export function fetchWithAuth(
   signal: AbortSignal,
   handleChallenges = true,
 ): Promise<Response> {
-  // Without an auth provider: one `then` over the request, not an async frame (#21).
-  if (o.auth === undefined) return fetchOnce(o, method, target, headers, body, signal).then((res) => (res.status === 401 ? unauthorized(o, headers, res) : res));
+  // Without an auth provider: the 401 check in the request's own `then`, not an async frame nor a `then` of its own (#21).
+  if (o.auth === undefined) return fetchOnceThen(o, method, target, headers, body, signal, (res) => (res.status === 401 ? unauthorized(o, headers, res) : res));
   return fetchWithProvider(o, o.auth, method, target, headers, body, signal, handleChallenges);
 }
 
@@ -227,16 +227,34 @@ function fetchOnce(
   body: string | undefined,
   signal: AbortSignal,
 ): Promise<Response> {
-  let sent: Promise<Response>;
+  return fetchOnceThen(o, method, target, headers, body, signal, sameAnswer);
+}
+
+function sameAnswer(res: Response): Response {
+  return res;
+}
+
+/** fetchOnce, then `answered` on its answer (in the same `then`; what `answered` throws is not a fetch failure). */
+function fetchOnceThen<T>(
+  o: ResolvedHttpOptions,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body: string | undefined,
+  signal: AbortSignal,
+  answered: (res: Response) => T | PromiseLike<T>,
+): Promise<T> {
+  const failed = (err: unknown): never => {
+    throw fetchFailure(o, method, signal, err);
+  };
+  let url: URL;
   try {
     // The configured URL is parsed once (resolveHttpOptions), not per request.
-    sent = fetchFollowing(o.fetch, target === o.href ? o.url : new URL(target), { method, headers, body, signal }, sameOriginHop);
+    url = target === o.href ? o.url : new URL(target);
   } catch (err) {
-    sent = Promise.reject(err);
+    return Promise.reject(err).then(undefined, failed);
   }
-  return sent.then(undefined, (err: unknown) => {
-    throw fetchFailure(o, method, signal, err);
-  });
+  return fetchFollowingThen(o.fetch, url, { method, headers, body, signal }, sameOriginHop, answered, failed);
 }
 
 /** What a failed request (no answer to return) rejects with. */

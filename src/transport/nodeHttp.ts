@@ -113,13 +113,12 @@ const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304
 
 function send(input: string | URL | Request, init: RequestInit, chooseAgent: AgentChooser): Promise<Response> {
   let url: URL;
+  let target: RequestTarget;
   let options: http.RequestOptions;
   let body: string | undefined;
   try {
     url = typeof input === 'string' ? new URL(input) : input instanceof URL ? input : unsupported('a Request as input');
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') unsupported(`the protocol ${url.protocol}`);
-    // fetch refuses user info in the URL too; node:http would turn it into a Basic header.
-    if (url.username !== '' || url.password !== '') throw new TypeError('a URL with credentials cannot be requested');
+    target = requestTarget(url);
     if (init.redirect === 'follow') unsupported("redirect: 'follow' (follow redirects with redirect: 'manual')");
     body = bodyText(init);
     const headers = headerRecord(init.headers);
@@ -130,7 +129,8 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
       // What fetch sends with a URLSearchParams body (OAuth's token requests) unless told otherwise.
       if (init.body instanceof URLSearchParams && headers['content-type'] === undefined) headers['content-type'] = 'application/x-www-form-urlencoded;charset=UTF-8';
     }
-    options = { method: init.method ?? 'GET', headers, agent: chooseAgent(url) };
+    // What node:http's urlToHttpOptions would make of the URL, without its per-request work.
+    options = { protocol: target.protocol, hostname: target.hostname, port: target.port, path: target.path, method: init.method ?? 'GET', headers, agent: chooseAgent(url) };
   } catch (err) {
     return Promise.reject(err);
   }
@@ -147,7 +147,7 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
       else response.fail(reason);
       request.destroy();
     };
-    const request = (url.protocol === 'https:' ? https : http).request(url, options, (res) => {
+    const request = target.client.request(options, (res) => {
       const status = res.statusCode ?? 0;
       if (redirectIsError && status >= 300 && status < 400) {
         finish();
@@ -181,6 +181,44 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
     signal?.addEventListener('abort', onAbort, { once: true });
     request.end(body);
   });
+}
+
+/** Where a request goes: the parts of its URL node:http reads, and the module that sends it. */
+interface RequestTarget {
+  readonly href: string;
+  readonly protocol: string;
+  readonly hostname: string;
+  readonly port: number | undefined;
+  readonly path: string;
+  readonly client: typeof http | typeof https;
+}
+
+/**
+ * The target of each URL object a transport requests again and again (its configured URL),
+ * kept while its href is the same: node:http's own conversion (urlToHttpOptions) reads every
+ * part of the URL into a new dictionary-mode object per request (#21).
+ */
+const targets = new WeakMap<URL, RequestTarget>();
+
+function requestTarget(url: URL): RequestTarget {
+  const known = targets.get(url);
+  if (known !== undefined && known.href === url.href) return known;
+  const protocol = url.protocol;
+  if (protocol !== 'http:' && protocol !== 'https:') unsupported(`the protocol ${protocol}`);
+  // fetch refuses user info in the URL too; node:http would turn it into a Basic header.
+  if (url.username !== '' || url.password !== '') throw new TypeError('a URL with credentials cannot be requested');
+  const hostname = url.hostname;
+  const target: RequestTarget = {
+    href: url.href,
+    protocol,
+    // An IPv6 address without its brackets, as urlToHttpOptions gives it.
+    hostname: hostname.startsWith('[') ? hostname.slice(1, -1) : hostname,
+    port: url.port === '' ? undefined : Number(url.port),
+    path: `${url.pathname}${url.search}`,
+    client: protocol === 'https:' ? https : http,
+  };
+  targets.set(url, target);
+  return target;
 }
 
 /** A string body as it is, URLSearchParams as its text; anything else is refused. */

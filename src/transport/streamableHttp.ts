@@ -268,7 +268,11 @@ export class StreamableHttpTransport implements Transport {
       return Promise.resolve(true);
     }
     if (type !== null && !/json/i.test(type)) return this.refuseContentType(message, res, type);
-    return this.readJsonBody(message, res).then((text) => this.deliverJson(message, text));
+    // readJsonBody's steps in one `then` (#21: a promise and a microtask fewer per answer).
+    return readTextLimited(res, this.o.maxMessageBytes, `the answer to ${describeMessage(message)}`).then(
+      (text) => this.deliverJson(message, text),
+      (err: unknown) => this.jsonBodyFailed(err),
+    );
   }
 
   private async refuseContentType(message: unknown, res: Response, type: string): Promise<never> {
@@ -301,11 +305,14 @@ export class StreamableHttpTransport implements Transport {
 
   /** A JSON body, read to maxMessageBytes at most (then cancelled, and the request fails with the size seen). */
   private readJsonBody(message: unknown, res: Response): Promise<string> {
-    return readTextLimited(res, this.o.maxMessageBytes, `the answer to ${describeMessage(message)}`).then(undefined, (err: unknown) => {
-      if (!(err instanceof BodyTooLargeError)) throw err;
-      this.warningEmitter.fire({ message: `${err.message}; it was dropped` });
-      throw tooLargeError(this.o, err);
-    });
+    return readTextLimited(res, this.o.maxMessageBytes, `the answer to ${describeMessage(message)}`).then(undefined, (err: unknown) => this.jsonBodyFailed(err));
+  }
+
+  /** A JSON body could not be read: past the limit, the warning and the size error; otherwise the error as it is. */
+  private jsonBodyFailed(err: unknown): never {
+    if (!(err instanceof BodyTooLargeError)) throw err;
+    this.warningEmitter.fire({ message: `${err.message}; it was dropped` });
+    throw tooLargeError(this.o, err);
   }
 
   /**
