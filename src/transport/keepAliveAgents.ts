@@ -6,8 +6,8 @@
  * listener (about a sixth of a small request's CPU, measured with 4,000 POSTs, 256 in flight).
  * Why not a plain keep-alive agent: without that option Node ignores the server's
  * `Keep-Alive: timeout=N` and keeps an idle socket until the server closes it, so a request could
- * go out on a socket the server is closing (ECONNRESET). These agents time out an idle socket
- * only while it is idle: IDLE_SOCKET_MS, or a second before the server's hint if that is sooner.
+ * go out on a socket the server is closing (ECONNRESET). These agents close a socket that stayed
+ * free for IDLE_SOCKET_MS, or until a second before the server's hint if that is sooner.
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -27,39 +27,81 @@ export function ownKeepAliveAgents(url: URL): http.Agent {
   return (httpAgent ??= idleTimeouts(new http.Agent(AGENT_OPTIONS)));
 }
 
+/** How often free sockets are checked for the end of their idle time (so one may stay up to this much longer). */
+export const IDLE_SWEEP_MS = 250;
+
+/** When a free socket's idle time is over (Date.now() ms), and how long it was given. */
+const idleUntil = Symbol('idleUntil');
+const idleFor = Symbol('idleFor');
+type IdleSocket = Socket & { [idleUntil]?: number; [idleFor]?: number };
+
 /**
- * The idle timeout is set when a socket becomes free, and only when its value changes (the
- * server's hint rarely does). Node's own keepSocketAlive is not called: it reads the hint through
- * res.headers (an object of every header) and resets a timeout it did not set to 0, so ours was
- * set twice per request (measured with 2,000 POSTs, 256 in flight: a twentieth of a small
- * request's CPU). What it does besides is done here (TCP keep-alive, unref), as its documentation says.
- * A taken socket keeps its timer, which every read and write restarts; should it fire while a
- * request waits for a silent server, nothing happens (Node's agent destroys a socket on
- * 'timeout' only while it is free, and requests set no timeout of their own): a socket is
- * closed only after its idle time, free.
+ * The idle time is noted when a socket becomes free, and one timer per agent (running only while
+ * sockets are free) closes free sockets whose time is over. Not a socket timeout: node:net
+ * re-arms that on every read and write of the socket (two timer-list inserts per request,
+ * measured with 2,000 POSTs, 256 in flight). Node's own keepSocketAlive is not called: it reads
+ * the hint through res.headers (an object of every header) and resets the socket's timeout per
+ * request. What it does besides is done here (TCP keep-alive, unref), as its documentation says.
+ * A taken socket is never closed for idleness: only free ones are looked at.
  */
 function idleTimeouts<A extends http.Agent>(agent: A): A {
   const keepAliveMsecs = (agent as A & { keepAliveMsecs?: number }).keepAliveMsecs ?? 1000;
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    const now = Date.now();
+    let left = 0;
+    for (const sockets of Object.values(agent.freeSockets)) {
+      // A copy: a destroyed socket leaves the list (the agent's 'close' listener).
+      for (const socket of [...(sockets ?? [])] as IdleSocket[]) {
+        if ((socket[idleUntil] ?? 0) <= now) socket.destroy();
+        else left++;
+      }
+    }
+    if (left === 0 && sweeper !== undefined) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
+  const idleMsOf = lastHintMemo();
   Object.assign(agent, {
-    keepSocketAlive(socket: Socket): boolean {
+    keepSocketAlive(socket: IdleSocket): boolean {
       const idleMs = idleMsOf(socket);
       // A hint of a second or less: the server may close the socket before it is reused (Node's rule).
       if (idleMs === 0) return false;
       socket.setKeepAlive(true, keepAliveMsecs);
       socket.unref();
-      if (socket.timeout !== idleMs) socket.setTimeout(idleMs);
+      socket[idleUntil] = Date.now() + idleMs;
+      socket[idleFor] = idleMs;
+      sweeper ??= setInterval(sweep, IDLE_SWEEP_MS).unref();
       return true;
     },
   });
   return agent;
 }
 
-/** IDLE_SOCKET_MS, or a second less than the `Keep-Alive: timeout=N` of the answer just read (0: do not keep the socket). */
-function idleMsOf(socket: Socket): number {
-  const answer = (socket as Socket & { _httpMessage?: { res?: http.IncomingMessage } })._httpMessage?.res;
-  const hint = answer === undefined ? undefined : keepAliveHeader(answer.rawHeaders);
-  const seconds = hint === undefined ? undefined : hintSeconds(hint);
-  return seconds === undefined ? IDLE_SOCKET_MS : Math.max(0, Math.min(IDLE_SOCKET_MS, seconds * 1000 - 1000));
+/** The idle time (ms) these agents gave a socket when it last became free; undefined for one never freed by them. */
+export function idleTimeOf(socket: Socket): number | undefined {
+  return (socket as IdleSocket)[idleFor];
+}
+
+/**
+ * IDLE_SOCKET_MS, or a second less than the `Keep-Alive: timeout=N` of the answer just read (0: do
+ * not keep the socket). The last hint's value is kept: a server sends the same one every time.
+ */
+function lastHintMemo(): (socket: Socket) => number {
+  let lastHint: string | undefined;
+  let lastMs = IDLE_SOCKET_MS;
+  return (socket) => {
+    const answer = (socket as Socket & { _httpMessage?: { res?: http.IncomingMessage } })._httpMessage?.res;
+    const hint = answer === undefined ? undefined : keepAliveHeader(answer.rawHeaders);
+    if (hint === undefined) return IDLE_SOCKET_MS;
+    if (hint !== lastHint) {
+      const seconds = hintSeconds(hint);
+      lastMs = seconds === undefined ? IDLE_SOCKET_MS : Math.max(0, Math.min(IDLE_SOCKET_MS, seconds * 1000 - 1000));
+      lastHint = hint;
+    }
+    return lastMs;
+  };
 }
 
 /** The first Keep-Alive header, from the raw list (res.headers would build an object of every header). */

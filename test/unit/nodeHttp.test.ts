@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createNodeFetch } from '../../src/transport/nodeHttp';
-import { IDLE_SOCKET_MS, ownKeepAliveAgents } from '../../src/transport/keepAliveAgents';
+import { IDLE_SOCKET_MS, IDLE_SWEEP_MS, idleTimeOf, ownKeepAliveAgents } from '../../src/transport/keepAliveAgents';
 import { freePort } from '../helpers/http';
 
 describe('node:http fetch', () => {
@@ -108,21 +108,28 @@ describe('node:http fetch', () => {
     sockets.clear();
     for (let i = 0; i < 2; i++) await (await viaOwn(`${base}/echo`, { method: 'POST', body: String(i) })).text();
     assert.equal(sockets.size, 1);
-    // Idle, the socket times out before the server's Keep-Alive hint (Node's server says timeout=5).
+    // Idle, the socket is closed before the server's Keep-Alive hint (Node's server says timeout=5),
+    // and with no socket timeout (node:net would re-arm it on every read and write).
     await new Promise((resolve) => setImmediate(resolve));
     const free = Object.values(plain.freeSockets).flat();
     assert.equal(free.length, 1);
-    assert.equal(free[0]!.timeout, IDLE_SOCKET_MS);
+    assert.equal(idleTimeOf(free[0]!), IDLE_SOCKET_MS);
+    assert.ok(IDLE_SOCKET_MS + IDLE_SWEEP_MS < 5000);
+    assert.equal(free[0]!.timeout, undefined);
     plain.destroy();
   });
 
-  test("the CLI's own agents: a server's shorter Keep-Alive hint wins (a second before it), and a taken socket is not closed by it", async () => {
+  test("the CLI's own agents: a server's shorter Keep-Alive hint wins (a second before it), a taken socket is not closed by it, a free one is", async () => {
+    const serverSockets = new Set<Socket>();
     const short = http.createServer((req, res) => {
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      if (req.url === '/slow') setTimeout(() => res.end('late'), 50);
+      serverSockets.add(req.socket);
+      // The hint said by hand: the server itself keeps the connection far longer (below), so a close is the client's.
+      res.writeHead(200, { 'content-type': 'text/plain', 'keep-alive': 'timeout=2' });
+      // Longer than the socket's idle time: it must stay open while taken.
+      if (req.url === '/slow') setTimeout(() => res.end('late'), 1000 + 3 * IDLE_SWEEP_MS);
       else res.end('ok');
     });
-    short.keepAliveTimeout = 2000; // Node's server then says Keep-Alive: timeout=2
+    short.keepAliveTimeout = 60_000;
     await new Promise<void>((resolve) => short.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(short.address() as AddressInfo).port}`;
     const viaOwn = createNodeFetch(ownKeepAliveAgents);
@@ -131,14 +138,20 @@ describe('node:http fetch', () => {
       await (await viaOwn(`${url}/`, { method: 'GET' })).text();
       await new Promise((resolve) => setImmediate(resolve));
       const [idle] = Object.values(agent.freeSockets).flat();
-      assert.equal(idle?.timeout, 1000);
+      assert.equal(idleTimeOf(idle!), 1000);
       const slow = viaOwn(`${url}/slow`, { method: 'GET' });
       await new Promise((resolve) => setTimeout(resolve, 20));
       assert.equal(Object.values(agent.freeSockets).flat().length, 0, 'the socket was taken');
-      // The timer stays (re-armed by reads and writes); its firing while a request waits ends nothing.
-      idle!.emit('timeout');
-      assert.equal(idle!.destroyed, false, 'a taken socket is not closed by its idle timeout');
       assert.equal(await (await slow).text(), 'late');
+      assert.equal(idle!.destroyed, false, 'a taken socket is not closed for idleness');
+      assert.equal(serverSockets.size, 1, 'one connection for both requests');
+      // Free again: closed by the client after its idle time, before the server's hint (2 s).
+      const closedBy = await Promise.race([
+        new Promise((resolve) => idle!.once('close', () => resolve('client'))),
+        new Promise((resolve) => setTimeout(() => resolve('nobody'), 10_000).unref()),
+      ]);
+      assert.equal(closedBy, 'client');
+      assert.equal(Object.values(agent.freeSockets).flat().length, 0);
     } finally {
       agent.destroy();
       short.closeAllConnections();
