@@ -22,7 +22,8 @@ export interface StreamOwner {
   readonly o: ResolvedHttpOptions;
   /** The transport is open: streams stop reconnecting once it is not. */
   isOpen(): boolean;
-  deliver(message: unknown): void;
+  /** `textLength`: the length of the JSON text it was parsed from (the connection skips its nesting walk for a short one). */
+  deliver(message: unknown, textLength?: number): void;
   warn(warning: TransportWarning): void;
   log(line: string): void;
   internalError(err: unknown): void;
@@ -343,7 +344,7 @@ export class ResumableStreams {
       else this.markAnswered(state, value);
     }
     if (state.intercept !== undefined && state.intercept(value)) return;
-    this.owner.deliver(value);
+    this.owner.deliver(value, event.data.length);
   }
 
   /** A stream cannot be resumed: its requests fail now rather than at their timeout. */

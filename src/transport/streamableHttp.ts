@@ -92,7 +92,7 @@ export class StreamableHttpTransport implements Transport {
     this.streams = new ResumableStreams({
       o,
       isOpen: () => this.phase === 'open',
-      deliver: (message) => this.messageEmitter.fire(message),
+      deliver: (message, textLength) => this.messageEmitter.fire(message, textLength),
       warn,
       log,
       internalError: (err) => this.internalError(err),
