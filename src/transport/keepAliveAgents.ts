@@ -50,12 +50,17 @@ function idleTimeouts<A extends http.Agent>(agent: A): A {
   const sweep = () => {
     const now = Date.now();
     let left = 0;
-    for (const sockets of Object.values(agent.freeSockets)) {
-      // A copy: a destroyed socket leaves the list (the agent's 'close' listener).
-      for (const socket of [...(sockets ?? [])] as IdleSocket[]) {
-        if ((socket[idleUntil] ?? 0) <= now) socket.destroy();
-        else left++;
+    for (const sockets of Object.values(agent.freeSockets) as IdleSocket[][]) {
+      let closed = 0;
+      for (const socket of sockets) {
+        if ((socket[idleUntil] ?? 0) <= now) {
+          socket.destroy();
+          closed++;
+        } else left++;
       }
+      // A destroyed socket leaves the list only at its 'close' event, later. Until then it is
+      // first in the list, where addRequest skips destroyed sockets (it takes the last one: lifo).
+      if (closed > 0) sockets.sort((a, b) => Number(b.destroyed) - Number(a.destroyed));
     }
     if (left === 0 && sweeper !== undefined) {
       clearInterval(sweeper);

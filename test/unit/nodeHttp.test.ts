@@ -159,6 +159,38 @@ describe('node:http fetch', () => {
     }
   });
 
+  test("the CLI's own agents: a request made just after a free socket is closed for idleness goes out on a live one", async () => {
+    // /long's socket may stay 4 s, /short's 1 s; /short answers later, so its socket is freed last.
+    const server = http.createServer((req, res) => {
+      const short = req.url === '/short';
+      res.writeHead(200, { 'content-type': 'text/plain', 'keep-alive': short ? 'timeout=2' : 'timeout=10' });
+      if (short) setTimeout(() => res.end('ok'), 50);
+      else res.end('ok');
+    });
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const viaOwn = createNodeFetch(ownKeepAliveAgents);
+    const agent = ownKeepAliveAgents(new URL(url));
+    try {
+      // Two free sockets; the one freed last is taken first (lifo), and it is the one closed first.
+      await Promise.all([viaOwn(`${url}/long`).then((res) => res.text()), viaOwn(`${url}/short`).then((res) => res.text())]);
+      await new Promise((resolve) => setImmediate(resolve));
+      const free = Object.values(agent.freeSockets).flat();
+      assert.deepEqual(free.map((socket) => idleTimeOf(socket)), [IDLE_SOCKET_MS, 1000]);
+      // Checked after the timers of each loop turn: the request goes out when the sweep has just
+      // destroyed the socket, before its 'close' event takes it off the agent's list.
+      while (!free[1]!.destroyed) await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(Object.values(agent.freeSockets).flat().length, 2, "still listed: its 'close' has not come yet");
+      assert.equal(await (await viaOwn(`${url}/long`)).text(), 'ok');
+      assert.equal(free[0]!.destroyed, false);
+    } finally {
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   test("the CLI's own agents: a server's hint of one second is too short to keep the socket (Node's rule)", async () => {
     const brief = http.createServer((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/plain' });
