@@ -177,7 +177,7 @@ describe('node:http fetch', () => {
       await Promise.all([viaOwn(`${url}/long`).then((res) => res.text()), viaOwn(`${url}/short`).then((res) => res.text())]);
       await new Promise((resolve) => setImmediate(resolve));
       const free = Object.values(agent.freeSockets).flat();
-      assert.deepEqual(free.map((socket) => idleTimeOf(socket)), [IDLE_SOCKET_MS, 1000]);
+      assert.deepEqual(free.map((socket) => idleTimeOf(socket!)), [IDLE_SOCKET_MS, 1000]);
       // Checked after the timers of each loop turn: the request goes out when the sweep has just
       // destroyed the socket, before its 'close' event takes it off the agent's list.
       while (!free[1]!.destroyed) await new Promise((resolve) => setImmediate(resolve));
