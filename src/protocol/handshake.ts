@@ -18,6 +18,8 @@ import {
 import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError, RemoteError, RequestTimeoutError } from './errors';
 import { httpEraCache } from './eraCache';
 import { findCause } from '../util/errorCause';
+import { fastTest } from './fast-check';
+import { JsonRpcResultResponseSchema } from './jsonrpc';
 import { DiscoverResultSchema, ImplementationSchema, InitializeResultSchema, type ClientCapabilities, type DiscoverResult, type InitializeResult } from './schemas';
 
 /** The protocol version we offer, and every version we accept from a server. */
@@ -44,11 +46,33 @@ export interface HandshakeContext {
 
 /** The handshake the era setting asks for; the transport has been started. */
 export function handshake(ctx: HandshakeContext, signal: AbortSignal | undefined): Promise<InitializeResult> {
+  prepareValidatorsOnce();
   const setting = ctx.options.protocolEra ?? 'auto';
   if (setting === 'legacy') return initialize(ctx, legacyOffer(ctx.options), signal);
   const key = ctx.transport.endpointKey;
   if (setting === 'auto' && key !== undefined) return handshakeRemembering(ctx, key, signal);
   return discover(ctx, setting, signal);
+}
+
+let validatorsPrepared = false;
+
+/**
+ * The first handshake of the process compiles the checks of the answers it waits for
+ * (fast-check.ts compiles each on first use) while its first request is under way: in the check
+ * phase of the event loop, after the poll phase has written that request, so the compilation fills
+ * the round trip instead of delaying the first answer, for which every session opened meanwhile
+ * waits (#21: 50 HTTP sessions opened at once). Once per process; a no-op after it.
+ */
+function prepareValidatorsOnce(): void {
+  if (validatorsPrepared) return;
+  validatorsPrepared = true;
+  setImmediate(() =>
+    setImmediate(() => {
+      fastTest(JsonRpcResultResponseSchema);
+      // The legacy answer: most servers today. A modern server's DiscoverResult is compiled when it comes.
+      fastTest(InitializeResultSchema);
+    }),
+  );
 }
 
 /**
