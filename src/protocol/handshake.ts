@@ -20,7 +20,7 @@ import { httpEraCache } from './eraCache';
 import { findCause } from '../util/errorCause';
 import { fastTest } from './fast-check';
 import { JsonRpcResultResponseSchema } from './jsonrpc';
-import { DiscoverResultSchema, ImplementationSchema, InitializeResultSchema, type ClientCapabilities, type DiscoverResult, type InitializeResult } from './schemas';
+import { DiscoverResultSchema, ImplementationSchema, InitializeResultSchema, ListToolsResultSchema, type ClientCapabilities, type DiscoverResult, type InitializeResult } from './schemas';
 
 /** The protocol version we offer, and every version we accept from a server. */
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
@@ -58,10 +58,11 @@ let validatorsPrepared = false;
 
 /**
  * The first handshake of the process compiles the checks of the answers it waits for
- * (fast-check.ts compiles each on first use) while its first request is under way: in the check
- * phase of the event loop, after the poll phase has written that request, so the compilation fills
- * the round trip instead of delaying the first answer, for which every session opened meanwhile
- * waits (#21: 50 HTTP sessions opened at once). Once per process; a no-op after it.
+ * (fast-check.ts compiles each on first use, about 1.5 ms in all) while its first request is under
+ * way, so the compilation fills the round trip instead of delaying the first answer, for which
+ * every session opened meanwhile waits (#21: 50 HTTP sessions opened at once). In the second check
+ * phase of the event loop: in the first, a new HTTP connection was often not open yet, and the
+ * compilation then delayed the request itself. Once per process.
  */
 function prepareValidatorsOnce(): void {
   if (validatorsPrepared) return;
@@ -71,6 +72,8 @@ function prepareValidatorsOnce(): void {
       fastTest(JsonRpcResultResponseSchema);
       // The legacy answer: most servers today. A modern server's DiscoverResult is compiled when it comes.
       fastTest(InitializeResultSchema);
+      // What the host and the CLI ask every server with tools right after connecting.
+      fastTest(ListToolsResultSchema);
     }),
   );
 }
