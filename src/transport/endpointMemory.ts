@@ -62,7 +62,6 @@ interface GetStreamEntry {
   finding?: Promise<void>;
 }
 
-
 export class GetStreamMemory {
   private readonly entries = new Map<string, GetStreamEntry>();
 
