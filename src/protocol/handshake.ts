@@ -18,7 +18,9 @@ import {
 import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError, RemoteError, RequestTimeoutError } from './errors';
 import { httpEraCache } from './eraCache';
 import { findCause } from '../util/errorCause';
-import { DiscoverResultSchema, ImplementationSchema, InitializeResultSchema, type ClientCapabilities, type DiscoverResult, type InitializeResult } from './schemas';
+import { fastTest } from './fast-check';
+import { JsonRpcResultResponseSchema } from './jsonrpc';
+import { DiscoverResultSchema, ImplementationSchema, InitializeResultSchema, ListToolsResultSchema, type ClientCapabilities, type DiscoverResult, type InitializeResult } from './schemas';
 
 /** The protocol version we offer, and every version we accept from a server. */
 export const LATEST_PROTOCOL_VERSION = '2025-11-25';
@@ -44,11 +46,40 @@ export interface HandshakeContext {
 
 /** The handshake the era setting asks for; the transport has been started. */
 export function handshake(ctx: HandshakeContext, signal: AbortSignal | undefined): Promise<InitializeResult> {
+  prepareValidatorsOnce();
   const setting = ctx.options.protocolEra ?? 'auto';
   if (setting === 'legacy') return initialize(ctx, legacyOffer(ctx.options), signal);
   const key = ctx.transport.endpointKey;
   if (setting === 'auto' && key !== undefined) return handshakeRemembering(ctx, key, signal);
   return discover(ctx, setting, signal);
+}
+
+let validatorsPrepared = false;
+
+/**
+ * The first handshake of the process compiles the checks of the answers it waits for
+ * (fast-check.ts compiles each on first use, about 1.5 ms in all) while its first request is under
+ * way, so the compilation fills the round trip instead of delaying the first answer, for which
+ * every session opened meanwhile waits (#21: 50 HTTP sessions opened at once). In the second check
+ * phase of the event loop: in the first, a new HTTP connection was often not open yet, and the
+ * compilation then delayed the request itself. Once per process.
+ */
+function prepareValidatorsOnce(): void {
+  if (validatorsPrepared) return;
+  validatorsPrepared = true;
+  setImmediate(() =>
+    setImmediate(() => {
+      try {
+        fastTest(JsonRpcResultResponseSchema);
+        // The legacy answer: most servers today. A modern server's DiscoverResult is compiled when it comes.
+        fastTest(InitializeResultSchema);
+        // What the host and the CLI ask every server with tools right after connecting.
+        fastTest(ListToolsResultSchema);
+      } catch {
+        // Only a head start: whatever failed here fails again where the answer is checked, and is handled there.
+      }
+    }),
+  );
 }
 
 /**

@@ -6,6 +6,12 @@
 import { createHash } from 'node:crypto';
 import { setBounded } from '../util/boundedMap';
 
+/** Endpoints remembered at most (a process talks to its configured servers; the bound is for any other). */
+const MAX_ENDPOINTS = 512;
+
+/** The key of each URL seen: every session computed it anew (a URL parse, a digest of the query), twice (#21). */
+const endpointKeys = new Map<string, string>();
+
 /**
  * The endpoint of a URL: origin, path and a digest of the query. The spec keys the era by origin,
  * but one origin often hosts several MCP servers at different paths (`https://host/github/mcp`
@@ -14,6 +20,12 @@ import { setBounded } from '../util/boundedMap';
  * cost the other its stream. The query is kept only as a digest (it may carry a key). Never logged.
  */
 export function endpointKeyOf(href: string): string {
+  let key = endpointKeys.get(href);
+  if (key === undefined) setBounded(endpointKeys, href, (key = computeEndpointKey(href)), MAX_ENDPOINTS);
+  return key;
+}
+
+function computeEndpointKey(href: string): string {
   try {
     const url = new URL(href);
     const query = url.search === '' ? '' : `?#${createHash('sha256').update(url.search).digest('base64url').slice(0, 22)}`;
@@ -49,9 +61,6 @@ interface GetStreamEntry {
   unsupportedUntil?: number;
   finding?: Promise<void>;
 }
-
-/** Endpoints remembered at most (a process talks to its configured servers; the bound is for any other). */
-const MAX_ENDPOINTS = 512;
 
 export class GetStreamMemory {
   private readonly entries = new Map<string, GetStreamEntry>();

@@ -58,7 +58,7 @@ class HttpTransportWithFallback implements Transport {
 
   constructor(private readonly options: HttpTransportOptions) {
     this.o = resolveHttpOptions(options);
-    this.inner = new StreamableHttpTransport(options);
+    this.inner = new StreamableHttpTransport(options, this.o);
     this.attach(this.inner);
   }
 
@@ -66,10 +66,8 @@ class HttpTransportWithFallback implements Transport {
     return this.closing || this.inner.isClosed;
   }
 
-  private endpointKeyValue: string | undefined;
-
   get endpointKey(): string {
-    return (this.endpointKeyValue ??= endpointKeyOf(this.o.href));
+    return endpointKeyOf(this.o.href);
   }
 
   start(): Promise<void> {

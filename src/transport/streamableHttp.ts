@@ -62,8 +62,14 @@ export class StreamableHttpTransport implements Transport {
   readonly onLog: Event<string> = this.logEmitter.event;
 
   private readonly o: ResolvedHttpOptions;
-  /** Aborts every fetch and stream at close. */
-  private readonly controller = manyListenerController();
+  /**
+   * Aborts what was sent with its signal (a session renewal's requests) at close; made on first
+   * need, since most sessions never renew (an AbortController per session cost measurable CPU
+   * when many sessions open at once, #21).
+   */
+  private controller: AbortController | undefined;
+  /** stopEverything() ran: what is sent from now on is aborted at once. */
+  private stopped = false;
   /**
    * One abort per POST (and its SSE answer), aborted at close with the shared one. Passing
    * the shared signal to every fetch costs O(listeners) per request: undici adds an abort
@@ -85,8 +91,9 @@ export class StreamableHttpTransport implements Transport {
     this.resolveDone = resolve;
   });
 
-  constructor(options: HttpTransportOptions) {
-    const o = (this.o = resolveHttpOptions(options));
+  /** `resolved`: the options resolved already (the HTTP transport factory resolves them once for both of its transports). */
+  constructor(options: HttpTransportOptions, resolved: ResolvedHttpOptions = resolveHttpOptions(options)) {
+    const o = (this.o = resolved);
     const warn = (warning: TransportWarning) => this.warningEmitter.fire(warning);
     const log = (line: string) => this.logEmitter.fire(line);
     this.streams = new ResumableStreams({
@@ -103,7 +110,7 @@ export class StreamableHttpTransport implements Transport {
     });
     this.session = new StreamableHttpSession({
       o,
-      signal: this.controller.signal,
+      closeSignal: () => this.closeSignal,
       streams: this.streams,
       warn,
       log,
@@ -115,10 +122,17 @@ export class StreamableHttpTransport implements Transport {
     return this.phase === 'closing' || this.phase === 'closed';
   }
 
-  private endpointKeyValue: string | undefined;
-
   get endpointKey(): string {
-    return (this.endpointKeyValue ??= endpointKeyOf(this.o.href));
+    return endpointKeyOf(this.o.href);
+  }
+
+  /** Aborted at close (made on first need, already aborted if the transport has stopped). */
+  private get closeSignal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = manyListenerController();
+      if (this.stopped) this.controller.abort();
+    }
+    return this.controller.signal;
   }
 
   /** The session id the server assigned, if any (for tests and diagnostics; never logged). */
@@ -198,7 +212,7 @@ export class StreamableHttpTransport implements Transport {
     const sentSession = this.session.id;
     const request = requestAbortFor(this.o.fetch);
     // Closed while this waited (for a session renewal): fail at once, as the shared signal did.
-    if (this.controller.signal.aborted) request.abort();
+    if (this.stopped) request.abort();
     this.inFlight.add(request);
     let sent: Promise<Response>;
     try {
@@ -347,7 +361,8 @@ export class StreamableHttpTransport implements Transport {
   // --- close ------------------------------------------------------------------------
 
   private stopEverything(): void {
-    this.controller.abort();
+    this.stopped = true;
+    this.controller?.abort();
     for (const request of this.inFlight) request.abort();
     this.inFlight.clear();
     this.streams.stop();

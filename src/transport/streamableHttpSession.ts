@@ -17,8 +17,8 @@ const SESSION_ID_PATTERN = /^[\x21-\x7E]+$/;
 /** What the session needs of the transport that owns it. */
 export interface SessionOwner {
   readonly o: ResolvedHttpOptions;
-  /** Aborted when the transport closes. */
-  readonly signal: AbortSignal;
+  /** Aborted when the transport closes (asked only when needed: most sessions never renew). */
+  closeSignal(): AbortSignal;
   readonly streams: ResumableStreams;
   warn(warning: TransportWarning): void;
   log(line: string): void;
@@ -75,6 +75,8 @@ export class StreamableHttpSession {
   }
 
   setProtocolVersion(version: string | undefined): void {
+    // initialize clears a version no session had yet: nothing to rebuild then.
+    if (version === this.protocolVersion) return;
     this.protocolVersion = version;
     this.isModern = version !== undefined && version >= '2026-07-28';
     this.headers = this.buildPostHeaders();
@@ -157,7 +159,7 @@ export class StreamableHttpSession {
     this.protocolVersion = undefined;
     this.headers = this.buildPostHeaders();
     const id = `mcp-host-session-${++this.renewals}`;
-    const res = await fetchWithAuth(o, 'POST', o.href, this.headers, JSON.stringify({ ...this.initializeMessage, id }), this.owner.signal);
+    const res = await fetchWithAuth(o, 'POST', o.href, this.headers, JSON.stringify({ ...this.initializeMessage, id }), this.owner.closeSignal());
     if (!res.ok) throw await statusError(o, 'POST', res, 'initialize for a new session');
     this.capture(res);
     const answer = (await this.ownAnswer(res, id)) as { result?: { protocolVersion?: unknown }; error?: { message?: unknown } };
@@ -177,7 +179,7 @@ export class StreamableHttpSession {
     }
     this.protocolVersion = version;
     this.headers = this.buildPostHeaders();
-    const ack = await fetchWithAuth(o, 'POST', o.href, this.headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}', this.owner.signal);
+    const ack = await fetchWithAuth(o, 'POST', o.href, this.headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}', this.owner.closeSignal());
     if (!ack.ok) throw await statusError(o, 'POST', ack, 'notifications/initialized for a new session');
     await drain(ack);
     this.owner.log(`${o.label}: started a new session`);
@@ -196,7 +198,7 @@ export class StreamableHttpSession {
         return answer;
       });
     }
-    return this.owner.streams.readOwnAnswer(res, id, this.owner.signal);
+    return this.owner.streams.readOwnAnswer(res, id, this.owner.closeSignal());
   }
 
   private buildPostHeaders(): Record<string, string> {

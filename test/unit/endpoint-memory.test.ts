@@ -20,6 +20,15 @@ describe('endpointKeyOf', () => {
     assert.notEqual(endpointKeyOf('https://example.test/github/mcp'), endpointKeyOf('https://example.test/jira/mcp'));
     assert.notEqual(endpointKeyOf('http://example.test/mcp'), endpointKeyOf('https://example.test/mcp'));
   });
+
+  test('the key of a URL is remembered (bounded): past the bound, evicted URLs get the same key again', () => {
+    const first = endpointKeyOf('https://example.test/mcp?server=0');
+    const keys = new Set<string>();
+    for (let i = 0; i < 1_000; i++) keys.add(endpointKeyOf(`https://example.test/mcp?server=${i}`));
+    assert.equal(keys.size, 1_000, 'each query its own key');
+    assert.equal(endpointKeyOf('https://example.test/mcp?server=0'), first);
+    assert.equal(endpointKeyOf('not a url'), endpointKeyOf('not a url'), 'an unparsable URL keeps its digest key');
+  });
 });
 
 describe('EraCache', () => {
