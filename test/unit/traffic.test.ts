@@ -50,6 +50,39 @@ describe('the traffic recorder', () => {
     assert.deepEqual(rec.entries(), []);
   });
 
+  test('entries keep their seq, time, direction and origin through wrap-around and growth; the same object on every read', () => {
+    const rec = recorder(150);
+    const origin = { via: 'gateway' as const, name: 'client-a' };
+    const before = Date.now();
+    for (let i = 1; i <= 400; i++) {
+      if (i % 7 === 0) rec.recordEvent(`event ${i}`);
+      else rec.recordMessage(i % 2 === 0 ? 'send' : 'receive', request(i, 'ping'), i % 3 === 0 ? origin : undefined);
+    }
+    const entries = rec.entries();
+    assert.equal(entries.length, 150);
+    assert.deepEqual(entries.map((e) => e.seq), Array.from({ length: 150 }, (_, i) => 251 + i));
+    for (const entry of entries) {
+      assert.ok(entry.at >= before && entry.at <= Date.now());
+      if (entry.seq % 7 === 0) {
+        assert.deepEqual(entry, { seq: entry.seq, at: entry.at, kind: 'event', text: `event ${entry.seq}` });
+        continue;
+      }
+      assert.equal(entry.kind, 'message');
+      if (entry.kind !== 'message') continue;
+      assert.equal(entry.direction, entry.seq % 2 === 0 ? 'send' : 'receive');
+      assert.deepEqual(entry.message, request(entry.seq, 'ping'));
+      // A slot once used by a relayed message must not lend its origin to the next one.
+      assert.equal(entry.origin, entry.seq % 3 === 0 ? origin : undefined);
+      assert.equal('origin' in entry, entry.seq % 3 === 0);
+    }
+    const again = rec.entries();
+    assert.ok(again.every((entry, i) => entry === entries[i]), 'the same entry objects while they are recorded');
+    rec.recordMessage('send', request(401, 'ping'));
+    const next = rec.entries();
+    assert.equal(next[0], entries[1]);
+    assert.equal(next.at(-1)?.seq, 401);
+  });
+
   test('tells listeners, and clear() empties it', () => {
     const rec = recorder(5);
     let fired = 0;
