@@ -55,6 +55,8 @@ export class TrafficRecorder {
   /** Index of the oldest entry, and how many there are. Entry i (oldest first) has seq `seq - count + 1 + i`. */
   private start = 0;
   private count = 0;
+  /** The slot the next entry goes into: `(start + count) % capacity`, kept rather than computed. */
+  private next = 0;
   private bytes = 0;
   /** Entries whose size is not counted yet, and the timer that counts them. */
   private unsized = 0;
@@ -142,6 +144,7 @@ export class TrafficRecorder {
     this.made = [];
     this.start = 0;
     this.count = 0;
+    this.next = 0;
     this.bytes = 0;
     this.unsized = 0;
   }
@@ -161,10 +164,21 @@ export class TrafficRecorder {
    * moment later, off the path of the request, or at once when someone reads the entries.
    */
   private store(kind: number, at: number, value: unknown, origin: TrafficOrigin | undefined): void {
-    if (this.count === this.capacityValue) this.dropOldest();
-    const index = (this.start + this.count) % this.capacityValue;
-    // Slots are first used in order (0, 1, 2, ...): only the next unused one can be past the end.
-    if (index === this.kinds.length) this.grow();
+    // Performance: one function with no call on its usual path (a run of a few thousand messages
+    // is over before V8 has optimised much; each call of unoptimised code costs).
+    const capacity = this.capacityValue;
+    const index = this.next;
+    if (this.count === capacity) {
+      // Full: the slot is the oldest entry's, which goes.
+      const size = this.sizes[index];
+      if (size < 0) this.unsized--;
+      else this.bytes -= size;
+      this.start = index + 1 === capacity ? 0 : index + 1;
+    } else {
+      // Slots are first used in order (0, 1, 2, ...): only the next unused one can be past the end.
+      if (index === this.kinds.length) this.grow();
+      this.count++;
+    }
     this.values[index] = value;
     this.kinds[index] = kind;
     this.times[index] = at;
@@ -172,14 +186,16 @@ export class TrafficRecorder {
     this.made[index] = undefined;
     if (origin !== undefined) (this.origins ??= [])[index] = origin;
     else if (this.origins !== undefined) this.origins[index] = undefined;
-    this.count++;
-    if (this.unsized++ === 0 && !this.accountTimer) {
-      this.accountTimer = setTimeout(() => {
-        this.accountTimer = undefined;
-        this.account();
-      }, ACCOUNT_AFTER_MS);
-      this.accountTimer.unref?.();
-    }
+    this.next = index + 1 === capacity ? 0 : index + 1;
+    if (this.unsized++ === 0 && this.accountTimer === undefined) this.startAccountTimer();
+  }
+
+  private startAccountTimer(): void {
+    this.accountTimer = setTimeout(() => {
+      this.accountTimer = undefined;
+      this.account();
+    }, ACCOUNT_AFTER_MS);
+    this.accountTimer.unref?.();
   }
 
   private grow(): void {
@@ -220,6 +236,7 @@ export class TrafficRecorder {
     this.made[index] = undefined;
     if (this.origins !== undefined) this.origins[index] = undefined;
     this.start = (index + 1) % this.capacityValue;
+    // `next` stays: the oldest goes from the front.
     this.count--;
   }
 }
