@@ -83,6 +83,51 @@ describe('the traffic recorder', () => {
     assert.equal(next.at(-1)?.seq, 401);
   });
 
+  test('keeps what a plain list of the newest entries keeps, through records, capacity changes and clears', () => {
+    // A seeded pseudo-random run against the obvious model: every entry ever recorded, cut to the capacity.
+    let seed = 21;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const rec = recorder(5);
+    let capacity = 5;
+    let model: Array<{ seq: number; kind: string; id?: number; text?: string; direction?: string; via?: string }> = [];
+    // A recorder of capacity 0 records nothing and counts nothing: seqs number what was recorded.
+    let seq = 0;
+    let made = 0;
+    const next = () => (capacity > 0 ? ++seq : seq);
+    for (let step = 0; step < 3000; step++) {
+      const what = random(100);
+      if (what < 70) {
+        const direction = random(2) === 0 ? 'send' : 'receive';
+        const via = random(5) === 0 ? `client-${random(3)}` : undefined;
+        const id = ++made;
+        rec.recordMessage(direction, request(id, 'ping'), via ? { via: 'gateway', name: via } : undefined);
+        model.push({ seq: next(), kind: 'message', id, direction, via });
+      } else if (what < 90) {
+        const id = ++made;
+        rec.recordEvent(`event ${id}`);
+        model.push({ seq: next(), kind: 'event', text: `event ${id}` });
+      } else if (what < 97) {
+        capacity = random(4) === 0 ? 0 : 1 + random(70);
+        rec.setCapacity(capacity);
+      } else {
+        rec.clear();
+        model = [];
+      }
+      if (capacity === 0) model = [];
+      model = model.slice(-capacity || model.length);
+      if (step % 7 !== 0) continue;
+      const seen = rec.entries().map((e) =>
+        e.kind === 'event'
+          ? { seq: e.seq, kind: e.kind, text: e.text }
+          : { seq: e.seq, kind: e.kind, id: (e.message as { id: number }).id, direction: e.direction, via: e.origin?.name },
+      );
+      assert.deepEqual(seen, model.map((m) => (m.kind === 'event' ? m : { ...m })), `step ${step}`);
+    }
+  });
+
   test('tells listeners, and clear() empties it', () => {
     const rec = recorder(5);
     let fired = 0;
