@@ -118,13 +118,17 @@ function keepAliveHeader(raw: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** The `timeout=N` of a Keep-Alive header (a server's value: read without a regular expression). */
+/**
+ * The `timeout=N` of a Keep-Alive header (a server's value: read without a regular expression).
+ * 0 counts: Node's server says `timeout=0` when it closes an idle socket within a second.
+ */
 function hintSeconds(header: string): number | undefined {
   for (const part of header.split(',')) {
     const [name, value] = part.split('=');
     if (name?.trim().toLowerCase() !== 'timeout' || value === undefined) continue;
-    const seconds = Number(value.trim());
-    return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
+    const text = value.trim();
+    const seconds = Number(text);
+    return text !== '' && Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
   }
   return undefined;
 }

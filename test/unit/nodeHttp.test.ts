@@ -217,6 +217,34 @@ describe('node:http fetch', () => {
     }
   });
 
+  test("the CLI's own agents: a server's hint of zero seconds (Node's server below 1 s of keep-alive) is too short to keep the socket", async () => {
+    const brief = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+    brief.keepAliveTimeout = 500; // Node's server then says Keep-Alive: timeout=0, and closes the socket after 500 ms
+    const seen = new Set<unknown>();
+    brief.on('connection', (socket) => seen.add(socket));
+    await new Promise<void>((resolve) => brief.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(brief.address() as AddressInfo).port}`;
+    const viaOwn = createNodeFetch(ownKeepAliveAgents);
+    const agent = ownKeepAliveAgents(new URL(url));
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await viaOwn(`${url}/`, { method: 'GET' });
+        assert.equal(res.headers.get('keep-alive'), 'timeout=0');
+        assert.equal(await res.text(), 'ok');
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.equal(Object.values(agent.freeSockets).flat().length, 0, 'not kept');
+      }
+      assert.equal(seen.size, 2, 'each request on a new connection');
+    } finally {
+      agent.destroy();
+      brief.closeAllConnections();
+      await new Promise((resolve) => brief.close(resolve));
+    }
+  });
+
   test('streaming: the first SSE event is readable before the body ends', async () => {
     const res = await nodeFetch(`${base}/sse`, { headers: { accept: 'text/event-stream' } });
     const reader = res.body!.getReader();
