@@ -329,4 +329,43 @@ describe('node:http fetch', () => {
     await assert.rejects(nodeFetch(`http://user:pw@127.0.0.1:1/`), TypeError);
     await assert.rejects(nodeFetch(`${base}/echo`, { method: 'POST', body: new Uint8Array([1]) }), TypeError);
   });
+
+  test('one URL object requested again: a change to it after its first request is seen (path, protocol, credentials)', async () => {
+    const url = new URL(`${base}/echo?a=1#part`);
+    const echoed = async () => (await (await nodeFetch(url, { method: 'POST', body: 'x' })).json()) as { method: string };
+    assert.equal((await echoed()).method, 'POST');
+    url.pathname = '/empty';
+    assert.equal((await nodeFetch(url, { method: 'DELETE' })).status, 204);
+    url.username = 'user';
+    await assert.rejects(nodeFetch(url), TypeError, 'credentials added after the first request are refused too');
+    url.username = '';
+    url.protocol = 'ftp:';
+    await assert.rejects(nodeFetch(url), TypeError, 'another protocol after the first request is refused too');
+    url.protocol = 'http:';
+    url.pathname = '/echo';
+    assert.equal((await echoed()).method, 'POST');
+  });
+
+  test('an IPv6 host: the address without brackets to node:http, the Host header with them', async (t) => {
+    const hosts: string[] = [];
+    const six = http.createServer((req, res) => {
+      hosts.push(req.headers.host ?? '');
+      res.end('ok');
+    });
+    try {
+      await new Promise<void>((resolve, reject) => six.once('error', reject).listen(0, '::1', resolve));
+    } catch {
+      t.skip('no IPv6 loopback here');
+      return;
+    }
+    const port = (six.address() as AddressInfo).port;
+    try {
+      const url = new URL(`http://[::1]:${port}/`);
+      for (let i = 0; i < 2; i++) assert.equal(await (await nodeFetch(url)).text(), 'ok');
+      assert.deepEqual(hosts, [`[::1]:${port}`, `[::1]:${port}`]);
+    } finally {
+      six.closeAllConnections();
+      await new Promise((resolve) => six.close(resolve));
+    }
+  });
 });
