@@ -159,6 +159,37 @@ describe('node:http fetch', () => {
     }
   });
 
+  test("the CLI's own agents: a free socket's idle time is measured on a clock that does not go back with the wall clock", async () => {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'keep-alive': 'timeout=2' });
+      res.end('ok');
+    });
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const viaOwn = createNodeFetch(ownKeepAliveAgents);
+    const agent = ownKeepAliveAgents(new URL(url));
+    const wallClock = Date.now;
+    try {
+      await (await viaOwn(`${url}/`)).text();
+      await new Promise((resolve) => setImmediate(resolve));
+      const [idle] = Object.values(agent.freeSockets).flat();
+      assert.equal(idleTimeOf(idle!), 1000);
+      // The system clock is set back an hour (NTP, by hand): the socket must still go after its second.
+      Date.now = () => wallClock() - 3_600_000;
+      const closedBy = await Promise.race([
+        new Promise((resolve) => idle!.once('close', () => resolve('client'))),
+        new Promise((resolve) => setTimeout(() => resolve('nobody'), 5_000).unref()),
+      ]);
+      assert.equal(closedBy, 'client');
+    } finally {
+      Date.now = wallClock;
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   test("the CLI's own agents: a request made just after a free socket is closed for idleness goes out on a live one", async () => {
     // /long's socket may stay 4 s, /short's 1 s; /short answers later, so its socket is freed last.
     const server = http.createServer((req, res) => {
