@@ -30,7 +30,10 @@ export function ownKeepAliveAgents(url: URL): http.Agent {
 /** How often free sockets are checked for the end of their idle time (so one may stay up to this much longer). */
 export const IDLE_SWEEP_MS = 250;
 
-/** When a free socket's idle time is over (Date.now() ms), and how long it was given. */
+/**
+ * When a free socket's idle time is over (performance.now() ms: a monotonic clock, as the timers
+ * of a socket timeout; the wall clock may be set back), and how long it was given.
+ */
 const idleUntil = Symbol('idleUntil');
 const idleFor = Symbol('idleFor');
 type IdleSocket = Socket & { [idleUntil]?: number; [idleFor]?: number };
@@ -48,7 +51,7 @@ function idleTimeouts<A extends http.Agent>(agent: A): A {
   const keepAliveMsecs = (agent as A & { keepAliveMsecs?: number }).keepAliveMsecs ?? 1000;
   let sweeper: NodeJS.Timeout | undefined;
   const sweep = () => {
-    const now = Date.now();
+    const now = performance.now();
     let left = 0;
     for (const sockets of Object.values(agent.freeSockets) as IdleSocket[][]) {
       let closed = 0;
@@ -75,7 +78,7 @@ function idleTimeouts<A extends http.Agent>(agent: A): A {
       if (idleMs === 0) return false;
       socket.setKeepAlive(true, keepAliveMsecs);
       socket.unref();
-      socket[idleUntil] = Date.now() + idleMs;
+      socket[idleUntil] = performance.now() + idleMs;
       socket[idleFor] = idleMs;
       sweeper ??= setInterval(sweep, IDLE_SWEEP_MS).unref();
       return true;
@@ -118,13 +121,17 @@ function keepAliveHeader(raw: readonly string[]): string | undefined {
   return undefined;
 }
 
-/** The `timeout=N` of a Keep-Alive header (a server's value: read without a regular expression). */
+/**
+ * The `timeout=N` of a Keep-Alive header (a server's value: read without a regular expression).
+ * 0 counts: Node's server says `timeout=0` when it closes an idle socket within a second.
+ */
 function hintSeconds(header: string): number | undefined {
   for (const part of header.split(',')) {
     const [name, value] = part.split('=');
     if (name?.trim().toLowerCase() !== 'timeout' || value === undefined) continue;
-    const seconds = Number(value.trim());
-    return Number.isFinite(seconds) && seconds > 0 ? seconds : undefined;
+    const text = value.trim();
+    const seconds = Number(text);
+    return text !== '' && Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
   }
   return undefined;
 }

@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BodyTooLargeError, boundedResponse, drain, excerptText, readBodyLimited, readTextPrefix } from '../../src/transport/httpBody';
-import { MAX_REDIRECTS, RedirectRefusedError, fetchFollowing, sameOriginHop } from '../../src/transport/redirects';
+import { MAX_REDIRECTS, RedirectRefusedError, fetchFollowing, fetchFollowingThen, sameOriginHop } from '../../src/transport/redirects';
+import { createNodeFetch } from '../../src/transport/nodeHttp';
 
 /** A body of `chunks` chunks of `size` bytes (endless when chunks is Infinity); counts what was pulled and whether it was cancelled. */
 function streamed(size: number, chunks: number, headers: Record<string, string> = {}) {
@@ -115,6 +116,59 @@ describe('redirects', () => {
       assert.deepEqual(seen, ['POST /start {"x":1}', 'POST /end {"x":1}']);
       await assert.rejects(fetchFollowing(fetch, new URL(`${base}/loop`), { method: 'GET', headers: {} }, sameOriginHop), new RegExp(`more than ${MAX_REDIRECTS} times`));
     } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  test('with the next step: `failed` gets the failures of the request and its hops, never what `answered` throws', async () => {
+    const server = http.createServer((req, res) => {
+      if (req.url === '/hop') res.writeHead(307, { location: '/end' }).end();
+      else if (req.url === '/away') res.writeHead(302, { location: 'http://elsewhere.example/' }).end();
+      else res.writeHead(200).end('done');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const agent = new http.Agent({ keepAlive: true });
+    const nodeFetch = createNodeFetch(() => agent);
+    const failures: unknown[] = [];
+    const failed = (err: unknown): never => {
+      failures.push(err);
+      throw new Error('mapped', { cause: err });
+    };
+    const answerError = new Error('thrown by answered');
+    const throwing = (): never => {
+      throw answerError;
+    };
+    const follow = (path: string, answered: (res: Response) => unknown, fetchFn: typeof fetch = nodeFetch) =>
+      fetchFollowingThen(fetchFn, new URL(`${base}${path}`), { method: 'GET', headers: {} }, sameOriginHop, answered, failed);
+    try {
+      // The answer, directly and after a hop: `answered` has it, and what it throws passes unmapped.
+      assert.equal(await follow('/end', (res) => res.text()), 'done');
+      assert.equal(await follow('/hop', (res) => res.text()), 'done');
+      await assert.rejects(follow('/end', throwing), (err) => err === answerError);
+      await assert.rejects(follow('/hop', throwing), (err) => err === answerError);
+      await assert.rejects(follow('/end', () => Promise.reject(answerError)), (err) => err === answerError);
+      assert.equal(failures.length, 0);
+      // A refused hop, a refused connection, a fetch that throws at once: `failed` maps each.
+      await assert.rejects(follow('/away', throwing), /mapped/);
+      assert.ok(failures[0] instanceof RedirectRefusedError);
+      await assert.rejects(
+        fetchFollowingThen(nodeFetch, new URL('http://127.0.0.1:1/'), { method: 'GET', headers: {} }, sameOriginHop, throwing, failed),
+        /mapped/,
+      );
+      assert.ok(failures[1] instanceof TypeError);
+      const syncThrow = new Error('thrown at once');
+      await assert.rejects(
+        follow('/end', throwing, () => {
+          throw syncThrow;
+        }),
+        /mapped/,
+      );
+      assert.equal(failures[2], syncThrow);
+      assert.equal(failures.length, 3);
+    } finally {
+      agent.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }

@@ -159,6 +159,37 @@ describe('node:http fetch', () => {
     }
   });
 
+  test("the CLI's own agents: a free socket's idle time is measured on a clock that does not go back with the wall clock", async () => {
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain', 'keep-alive': 'timeout=2' });
+      res.end('ok');
+    });
+    server.keepAliveTimeout = 60_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const viaOwn = createNodeFetch(ownKeepAliveAgents);
+    const agent = ownKeepAliveAgents(new URL(url));
+    const wallClock = Date.now;
+    try {
+      await (await viaOwn(`${url}/`)).text();
+      await new Promise((resolve) => setImmediate(resolve));
+      const [idle] = Object.values(agent.freeSockets).flat();
+      assert.equal(idleTimeOf(idle!), 1000);
+      // The system clock is set back an hour (NTP, by hand): the socket must still go after its second.
+      Date.now = () => wallClock() - 3_600_000;
+      const closedBy = await Promise.race([
+        new Promise((resolve) => idle!.once('close', () => resolve('client'))),
+        new Promise((resolve) => setTimeout(() => resolve('nobody'), 5_000).unref()),
+      ]);
+      assert.equal(closedBy, 'client');
+    } finally {
+      Date.now = wallClock;
+      agent.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   test("the CLI's own agents: a request made just after a free socket is closed for idleness goes out on a live one", async () => {
     // /long's socket may stay 4 s, /short's 1 s; /short answers later, so its socket is freed last.
     const server = http.createServer((req, res) => {
@@ -206,6 +237,34 @@ describe('node:http fetch', () => {
     try {
       for (let i = 0; i < 2; i++) {
         assert.equal(await (await viaOwn(`${url}/`, { method: 'GET' })).text(), 'ok');
+        await new Promise((resolve) => setImmediate(resolve));
+        assert.equal(Object.values(agent.freeSockets).flat().length, 0, 'not kept');
+      }
+      assert.equal(seen.size, 2, 'each request on a new connection');
+    } finally {
+      agent.destroy();
+      brief.closeAllConnections();
+      await new Promise((resolve) => brief.close(resolve));
+    }
+  });
+
+  test("the CLI's own agents: a server's hint of zero seconds (Node's server below 1 s of keep-alive) is too short to keep the socket", async () => {
+    const brief = http.createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('ok');
+    });
+    brief.keepAliveTimeout = 500; // Node's server then says Keep-Alive: timeout=0, and closes the socket after 500 ms
+    const seen = new Set<unknown>();
+    brief.on('connection', (socket) => seen.add(socket));
+    await new Promise<void>((resolve) => brief.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(brief.address() as AddressInfo).port}`;
+    const viaOwn = createNodeFetch(ownKeepAliveAgents);
+    const agent = ownKeepAliveAgents(new URL(url));
+    try {
+      for (let i = 0; i < 2; i++) {
+        const res = await viaOwn(`${url}/`, { method: 'GET' });
+        assert.equal(res.headers.get('keep-alive'), 'timeout=0');
+        assert.equal(await res.text(), 'ok');
         await new Promise((resolve) => setImmediate(resolve));
         assert.equal(Object.values(agent.freeSockets).flat().length, 0, 'not kept');
       }
@@ -300,5 +359,44 @@ describe('node:http fetch', () => {
     await assert.rejects(nodeFetch('ftp://127.0.0.1/'), TypeError);
     await assert.rejects(nodeFetch(`http://user:pw@127.0.0.1:1/`), TypeError);
     await assert.rejects(nodeFetch(`${base}/echo`, { method: 'POST', body: new Uint8Array([1]) }), TypeError);
+  });
+
+  test('one URL object requested again: a change to it after its first request is seen (path, protocol, credentials)', async () => {
+    const url = new URL(`${base}/echo?a=1#part`);
+    const echoed = async () => (await (await nodeFetch(url, { method: 'POST', body: 'x' })).json()) as { method: string };
+    assert.equal((await echoed()).method, 'POST');
+    url.pathname = '/empty';
+    assert.equal((await nodeFetch(url, { method: 'DELETE' })).status, 204);
+    url.username = 'user';
+    await assert.rejects(nodeFetch(url), TypeError, 'credentials added after the first request are refused too');
+    url.username = '';
+    url.protocol = 'ftp:';
+    await assert.rejects(nodeFetch(url), TypeError, 'another protocol after the first request is refused too');
+    url.protocol = 'http:';
+    url.pathname = '/echo';
+    assert.equal((await echoed()).method, 'POST');
+  });
+
+  test('an IPv6 host: the address without brackets to node:http, the Host header with them', async (t) => {
+    const hosts: string[] = [];
+    const six = http.createServer((req, res) => {
+      hosts.push(req.headers.host ?? '');
+      res.end('ok');
+    });
+    try {
+      await new Promise<void>((resolve, reject) => six.once('error', reject).listen(0, '::1', resolve));
+    } catch {
+      t.skip('no IPv6 loopback here');
+      return;
+    }
+    const port = (six.address() as AddressInfo).port;
+    try {
+      const url = new URL(`http://[::1]:${port}/`);
+      for (let i = 0; i < 2; i++) assert.equal(await (await nodeFetch(url)).text(), 'ok');
+      assert.deepEqual(hosts, [`[::1]:${port}`, `[::1]:${port}`]);
+    } finally {
+      six.closeAllConnections();
+      await new Promise((resolve) => six.close(resolve));
+    }
   });
 });
