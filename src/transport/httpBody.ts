@@ -84,9 +84,8 @@ interface TextPrefix {
 }
 
 /**
- * readPrefix decoded as UTF-8. A node:http body is decoded chunk by chunk as it arrives
- * (Utf8Decoder): decoding one large buffer whole, or with TextDecoder's stream mode, costs
- * several times more.
+ * readPrefix decoded as UTF-8 (for excerpts and drains: small). A node:http body is decoded chunk
+ * by chunk as it arrives (Utf8Decoder; TextDecoder's stream mode costs several times more).
  */
 function readTextPrefixOf(res: Response, limit: number, waitMs?: number): Promise<TextPrefix> {
   const node = nodeBodyOf(res);
