@@ -20,6 +20,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
@@ -58,6 +59,8 @@ const runsOverride = Number(args.find((a) => a.startsWith('--runs='))?.slice('--
 
 const started = performance.now();
 const crashes = [];
+// Scenarios marked oneCpu run on the last CPU (see scenarios.mjs); without taskset they float, and the report says so.
+const TASKSET = ['/usr/bin/taskset', '/bin/taskset'].find((p) => existsSync(p));
 const cpuAtStart = cpuTimes();
 
 function log(line = '') {
@@ -207,7 +210,9 @@ const activation = await measureActivation();
 let httpServer;
 async function runWorker(client, scenario) {
   const env = httpServer ? { ...process.env, BENCH_HTTP_URL: httpServer.url } : process.env;
-  const r = await run(process.execPath, [WORKER, client, scenario], { env });
+  const command = [process.execPath, WORKER, client, scenario];
+  if (SCENARIOS[scenario].oneCpu && TASKSET) command.unshift(TASKSET, '-c', String(availableParallelism() - 1));
+  const r = await run(command[0], command.slice(1), { env });
   const line = r.out.split('\n').find((l) => l.startsWith('BENCH_RESULT '));
   if (r.code !== 0 || !line) {
     const why = r.signal ? `killed by ${r.signal}` : `exit ${r.code}`;
@@ -234,6 +239,10 @@ if (names.length === 0) {
   process.exit(2);
 }
 const notes = [];
+const pinned = names.filter((n) => SCENARIOS[n].oneCpu);
+if (pinned.length > 0) {
+  notes.push(TASKSET ? `on one CPU (taskset -c ${availableParallelism() - 1}): ${pinned.join(', ')}` : `taskset not found: ${pinned.join(', ')} ran unpinned (wake-ups across CPUs make it bimodal)`);
+}
 if (names.some(isHttp)) {
   httpServer = await startHttpServer();
   await warmUpHttpServer(httpServer.url);

@@ -116,6 +116,11 @@ export const SCENARIOS = {
 
   sequential_calls: {
     title: `${SEQUENTIAL_CALLS.toLocaleString('en')} sequential small tools/call`,
+    // One round trip at a time: with the client and its server free to float between CPUs, a
+    // run took about 220 or about 600 ms for the same client (wake-ups across CPUs), so the
+    // median of a few runs was either. On one CPU (run.mjs pins the worker with taskset; the
+    // server it spawns inherits the pin) a run measures the work of both processes, steadily.
+    oneCpu: true,
     runs: 11,
     run: sequential(SEQUENTIAL_CALLS),
   },
