@@ -349,18 +349,6 @@ describe('the traffic recorder\'s byte budget', () => {
     rec.dispose();
   });
 
-  test('the timer that counts sizes when messages stop does not keep the process alive; dispose stops it', () => {
-    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
-    const before = timers();
-    const rec = new TrafficRecorder(100);
-    rec.recordMessage('send', request(1, 'ping'));
-    rec.recordEvent('started');
-    assert.equal(timers(), before, 'a ref\'d timer would keep a CLI run alive');
-    rec.dispose();
-    rec.clear();
-    assert.equal(rec.entries().length, 0);
-  });
-
   test('the size estimate walks any nesting, and deep and shallow walks agree', () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i < 200_000; i++) deep = [deep];
