@@ -313,7 +313,10 @@ export class StdioTransport implements Transport {
         return;
       }
       const batch = this.queue.shift()!;
-      const ok = this.writeBatch(child.stdin, batch);
+      const ok = child.stdin.write(wireText(batch), (err) => {
+        if (err) this.rejectBatchWhenGone(batch, err);
+        else batch.resolve();
+      });
       if (!ok) {
         this.waitingForDrain = true;
         child.stdin.once('drain', () => {
@@ -322,35 +325,6 @@ export class StdioTransport implements Transport {
         });
       }
     }
-  }
-
-  /**
-   * Writes one batch; its promise settles once the write has completed or failed. Performance:
-   * the usual write, to a pipe with room and nothing queued before it, completes within write()
-   * (libuv writes it at once). Written without a callback, Node then schedules nothing for it
-   * (a callback costs a closure, a tick and a call per write, i.e. per call of a sequential
-   * client), and the batch resolves here. Only a write still pending (queued behind another,
-   * or only partly taken by the pipe) or failed is followed up by callback.
-   */
-  private writeBatch(stdin: ChildProcessWithoutNullStreams['stdin'], batch: SendBatch): boolean {
-    // Something still queued: this write waits behind it; its callback tells when it is done.
-    if (stdin.writableLength > 0) return stdin.write(wireText(batch), this.batchWritten(batch));
-    const ok = stdin.write(wireText(batch));
-    if (stdin.writableLength === 0 && !stdin.errored) {
-      batch.resolve();
-    } else {
-      // Pending or failed: an empty write queued behind it calls back once it has completed, or
-      // with its error (the buffered writes of a failed stream are called back with it).
-      stdin.write('', this.batchWritten(batch));
-    }
-    return ok;
-  }
-
-  private batchWritten(batch: SendBatch): (err?: Error | null) => void {
-    return (err) => {
-      if (err) this.rejectBatchWhenGone(batch, err);
-      else batch.resolve();
-    };
   }
 
   private rejectQueue(err: Error): void {
