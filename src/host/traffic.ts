@@ -29,10 +29,10 @@ const ACCOUNT_AFTER_MS = 250;
  * When messages stop coming: how soon the sizes not counted yet are counted anyway, by a timer.
  *
  * Performance: the clock of the next message counts them while messages come, not a 250 ms
- * timer. When the first timer of a process fires, Node writes its `_destroyed` field, and V8
- * drops the optimised code that took that field for a constant, the protocol's request path
- * among it (it refs and unrefs its timeout timer): that cost 5,000 sequential calls about 20 ms
- * CPU. A 2 s timer fires seldom, and not within a short burst of calls.
+ * timer. The first timer that fires in a process makes V8 drop the optimised code of every
+ * function that used a timer before (its `_destroyed` field stops being a constant), among them
+ * the protocol's request path (it refs and unrefs its timeout timer): that cost 5,000 sequential
+ * calls about 20 ms CPU. A long timer fires seldom, and when the connection is quiet.
  */
 const ACCOUNT_IDLE_AFTER_MS = 2000;
 
@@ -74,7 +74,7 @@ export class TrafficRecorder {
   /** The slot the next entry goes into: `(start + count) % capacity`, kept rather than computed. */
   private next = 0;
   private bytes = 0;
-  /** Entries whose size is not counted yet, and the timer that counts them when no message comes. */
+  /** Entries whose size is not counted yet, when the oldest of them was recorded, and the timer that counts them when no message comes. */
   private unsized = 0;
   /**
    * The time (Date.now()) from which the next message counts them; 0 before the first count,
