@@ -35,13 +35,17 @@ const ACCOUNT_AFTER_MS = 250;
  * calls about 20 ms CPU. A long timer fires seldom, and when the connection is quiet.
  */
 const ACCOUNT_IDLE_AFTER_MS = 2000;
+/**
+ * The first count comes after this many messages rather than 250 ms: counting is then known to
+ * V8 before it optimises the message path; a first count 250 ms into a busy connection made V8
+ * drop that optimised code (about 20 ms CPU in 5,000 sequential calls).
+ */
+const FIRST_ACCOUNT_AT = 64;
 
 /** What a slot holds (the recorder's `kinds`). */
 const SENT = 0;
 const RECEIVED = 1;
 const EVENT = 2;
-/** The largest size an entry is counted at (what an Int32Array slot holds). */
-const MAX_ENTRY_SIZE = 0x7fffffff;
 /** The first size of the slot arrays; they double up to the capacity as the ring fills. */
 const FIRST_SLOTS = 64;
 
@@ -58,12 +62,8 @@ export class TrafficRecorder {
   private values: unknown[] = [];
   private kinds = new Uint8Array(0);
   private times = new Float64Array(0);
-  /**
-   * An entry's size against the budget; -1: not counted yet. Int32, at most MAX_ENTRY_SIZE: a
-   * size read from a Float64Array made the byte total a double (a heap number), and that change
-   * of the recorder's field dropped V8's optimised message path when the ring first wrapped.
-   */
-  private sizes = new Int32Array(0);
+  /** An entry's size against the budget; -1: not counted yet. */
+  private sizes = new Float64Array(0);
   /** Who a relayed message was sent for, when any message had one. */
   private origins: Array<TrafficOrigin | undefined> | undefined;
   /** The entry objects made by entries(), by slot. */
@@ -76,13 +76,9 @@ export class TrafficRecorder {
   private bytes = 0;
   /** Entries whose size is not counted yet, when the oldest of them was recorded, and the timer that counts them when no message comes. */
   private unsized = 0;
-  /**
-   * The time (Date.now()) from which the next message counts them; 0 before the first count,
-   * which the second message makes: counting is then known to V8 before it optimises the message
-   * path (a first count 250 ms into a busy connection made V8 drop that optimised code, about
-   * 20 ms CPU in 5,000 sequential calls).
-   */
-  private accountDue = 0;
+  private unsizedSince = 0;
+  /** How many entries not counted yet make the first count (0 once it came). */
+  private firstAccountAt = FIRST_ACCOUNT_AT;
   private accountTimer: ReturnType<typeof setTimeout> | undefined;
   private seq = 0;
   private capacityValue: number;
@@ -162,7 +158,7 @@ export class TrafficRecorder {
     this.values = [];
     this.kinds = new Uint8Array(0);
     this.times = new Float64Array(0);
-    this.sizes = new Int32Array(0);
+    this.sizes = new Float64Array(0);
     this.origins = undefined;
     this.made = [];
     this.start = 0;
@@ -185,8 +181,8 @@ export class TrafficRecorder {
   /**
    * One slot, and nothing else on the usual message path: sizes are counted (and the byte budget
    * kept) in one batch by the first message 250 ms after the oldest entry not counted yet (the
-   * entries overwritten before then are never counted; the first count comes sooner, see
-   * accountDue), by a timer when no message comes, or at once when someone reads the entries.
+   * entries overwritten before then are never counted; the first batch comes sooner, see
+   * FIRST_ACCOUNT_AT), by a timer when no message comes, or at once when someone reads the entries.
    */
   private store(kind: number, at: number, value: unknown, origin: TrafficOrigin | undefined): void {
     // Performance: one function with no call on its usual path (a run of a few thousand messages
@@ -212,14 +208,10 @@ export class TrafficRecorder {
     if (origin !== undefined) (this.origins ??= [])[index] = origin;
     else if (this.origins !== undefined) this.origins[index] = undefined;
     this.next = index + 1 === capacity ? 0 : index + 1;
-    if (this.unsized++ === 0) this.beginUnsized(at);
-    else if (at >= this.accountDue) this.account();
-  }
-
-  /** The first entry not counted since the last count: the next count is due 250 ms after it. */
-  private beginUnsized(at: number): void {
-    this.accountDue = this.accountDue === 0 ? at : at + ACCOUNT_AFTER_MS;
-    if (this.accountTimer === undefined) this.startAccountTimer();
+    if (this.unsized++ === 0) {
+      this.unsizedSince = at;
+      if (this.accountTimer === undefined) this.startAccountTimer();
+    } else if (at - this.unsizedSince >= ACCOUNT_AFTER_MS || this.unsized === this.firstAccountAt) this.account();
   }
 
   private startAccountTimer(): void {
@@ -238,20 +230,20 @@ export class TrafficRecorder {
     const times = new Float64Array(length);
     times.set(this.times);
     this.times = times;
-    const sizes = new Int32Array(length);
+    const sizes = new Float64Array(length);
     sizes.set(this.sizes);
     this.sizes = sizes;
   }
 
   /** Counts the sizes not counted yet, then drops the oldest entries while over the budget. */
   private account(): void {
+    this.firstAccountAt = 0;
     if (this.unsized === 0) return;
     for (let i = 0; i < this.count; i++) {
       const index = (this.start + i) % this.capacityValue;
       if (this.sizes[index] >= 0) continue;
       const value = this.values[index];
-      // An entry larger than the cap is over the budget anyway.
-      const size = Math.min(this.kinds[index] === EVENT ? (value as string).length : approximateBytes(value), MAX_ENTRY_SIZE);
+      const size = this.kinds[index] === EVENT ? (value as string).length : approximateBytes(value);
       this.sizes[index] = size;
       this.bytes += size;
     }

@@ -331,11 +331,11 @@ describe('the traffic recorder\'s byte budget', () => {
     assert.deepEqual(rec.entries().map((e) => e.seq), [7]);
   });
 
-  test('the budget holds across the counts made while messages keep coming', () => {
+  test('the budget holds across the counts made while messages keep coming (the first after 64 messages)', () => {
     const each = approximateBytes(result(1, { text: 'x'.repeat(300) }));
     const rec = new TrafficRecorder(100, each * 30 + 10);
-    // The second message makes the first count; the ring then fills and wraps, overwriting counted
-    // and uncounted entries, and reading counts the rest.
+    // 64 messages make the first count (30 stay); the ring then fills, overwriting counted and
+    // uncounted entries, and reading counts the rest.
     for (let i = 1; i <= 200; i++) rec.recordMessage('receive', result(i, { text: 'x'.repeat(300) }));
     assert.deepEqual(
       rec.entries().map((e) => e.seq),
