@@ -23,24 +23,8 @@ export type TrafficEntry =
  * (files, images) would otherwise keep `capacity` of them alive. The oldest go first.
  */
 export const TRAFFIC_BYTES_PER_SERVER = 64 * 1024 * 1024;
-/** How soon after a message its size is counted against the budget, while messages keep coming. */
+/** How soon after a message its size is counted against the budget. */
 const ACCOUNT_AFTER_MS = 250;
-/**
- * When messages stop coming: how soon the sizes not counted yet are counted anyway, by a timer.
- *
- * Performance: the clock of the next message counts them while messages come, not a 250 ms
- * timer. The first timer that fires in a process makes V8 drop the optimised code of every
- * function that used a timer before (its `_destroyed` field stops being a constant), among them
- * the protocol's request path (it refs and unrefs its timeout timer): that cost 5,000 sequential
- * calls about 20 ms CPU. A long timer fires seldom, and when the connection is quiet.
- */
-const ACCOUNT_IDLE_AFTER_MS = 2000;
-/**
- * The first count comes after this many messages rather than 250 ms: counting is then known to
- * V8 before it optimises the message path; a first count 250 ms into a busy connection made V8
- * drop that optimised code (about 20 ms CPU in 5,000 sequential calls).
- */
-const FIRST_ACCOUNT_AT = 64;
 
 /** What a slot holds (the recorder's `kinds`). */
 const SENT = 0;
@@ -74,11 +58,8 @@ export class TrafficRecorder {
   /** The slot the next entry goes into: `(start + count) % capacity`, kept rather than computed. */
   private next = 0;
   private bytes = 0;
-  /** Entries whose size is not counted yet, when the oldest of them was recorded, and the timer that counts them when no message comes. */
+  /** Entries whose size is not counted yet, and the timer that counts them. */
   private unsized = 0;
-  private unsizedSince = 0;
-  /** How many entries not counted yet make the first count (0 once it came). */
-  private firstAccountAt = FIRST_ACCOUNT_AT;
   private accountTimer: ReturnType<typeof setTimeout> | undefined;
   private seq = 0;
   private capacityValue: number;
@@ -179,10 +160,8 @@ export class TrafficRecorder {
   }
 
   /**
-   * One slot, and nothing else on the usual message path: sizes are counted (and the byte budget
-   * kept) in one batch by the first message 250 ms after the oldest entry not counted yet (the
-   * entries overwritten before then are never counted; the first batch comes sooner, see
-   * FIRST_ACCOUNT_AT), by a timer when no message comes, or at once when someone reads the entries.
+   * One slot, and nothing else on the message path: sizes are counted (and the byte budget kept) a
+   * moment later, off the path of the request, or at once when someone reads the entries.
    */
   private store(kind: number, at: number, value: unknown, origin: TrafficOrigin | undefined): void {
     // Performance: one function with no call on its usual path (a run of a few thousand messages
@@ -208,17 +187,14 @@ export class TrafficRecorder {
     if (origin !== undefined) (this.origins ??= [])[index] = origin;
     else if (this.origins !== undefined) this.origins[index] = undefined;
     this.next = index + 1 === capacity ? 0 : index + 1;
-    if (this.unsized++ === 0) {
-      this.unsizedSince = at;
-      if (this.accountTimer === undefined) this.startAccountTimer();
-    } else if (at - this.unsizedSince >= ACCOUNT_AFTER_MS || this.unsized === this.firstAccountAt) this.account();
+    if (this.unsized++ === 0 && this.accountTimer === undefined) this.startAccountTimer();
   }
 
   private startAccountTimer(): void {
     this.accountTimer = setTimeout(() => {
       this.accountTimer = undefined;
       this.account();
-    }, ACCOUNT_IDLE_AFTER_MS);
+    }, ACCOUNT_AFTER_MS);
     this.accountTimer.unref?.();
   }
 
@@ -237,7 +213,6 @@ export class TrafficRecorder {
 
   /** Counts the sizes not counted yet, then drops the oldest entries while over the budget. */
   private account(): void {
-    this.firstAccountAt = 0;
     if (this.unsized === 0) return;
     for (let i = 0; i < this.count; i++) {
       const index = (this.start + i) % this.capacityValue;
