@@ -153,24 +153,18 @@ export class StdioTransport implements Transport {
     // Performance: messages sent in the same tick (e.g. the requests that the answers in one
     // chunk of stdout trigger) leave in one write, not one write (syscall, wake-up of the
     // server) each. process.nextTick runs after the current microtasks have drained.
-    const batch = this.openBatch ?? this.openNewBatch();
+    let batch = this.openBatch;
+    if (batch === undefined) {
+      batch = this.openBatch = newSendBatch();
+      this.queue.push(batch);
+      if (!this.pumpScheduled) {
+        this.pumpScheduled = true;
+        process.nextTick(this.scheduledPump);
+      }
+    }
     // U+2028/U+2029 are escaped when the batch is written (see wireText()).
     batch.data += `${json}\n`;
     return batch.promise;
-  }
-
-  /**
-   * The batch of this tick's messages, and its write scheduled. Performance: a method of its own,
-   * called once per batch, so that V8 does not compile it into send() and its callers.
-   */
-  private openNewBatch(): SendBatch {
-    const batch = (this.openBatch = newSendBatch());
-    this.queue.push(batch);
-    if (!this.pumpScheduled) {
-      this.pumpScheduled = true;
-      process.nextTick(this.scheduledPump);
-    }
-    return batch;
   }
 
   close(): Promise<void> {
