@@ -11,7 +11,7 @@ import type { TransportWarning } from './transport';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
 import { errorMessage } from '../util/errorMessage';
 import { BodyTooLargeError, EventLoopSlicer, bodyDetail, drain, excerptText, readTextPrefix, Utf8Decoder } from './httpBody';
-import { RedirectRefusedError, fetchFollowingThen, sameOriginHop } from './redirects';
+import { RedirectRefusedError, fetchFollowingThen, sameAnswer, sameOriginHop } from './redirects';
 
 export { bodyDetail, drain, excerptText };
 
@@ -228,10 +228,6 @@ function fetchOnce(
   signal: AbortSignal,
 ): Promise<Response> {
   return fetchOnceThen(o, method, target, headers, body, signal, sameAnswer);
-}
-
-function sameAnswer(res: Response): Response {
-  return res;
 }
 
 /** fetchOnce, then `answered` on its answer (in the same `then`; what `answered` throws is not a fetch failure). */

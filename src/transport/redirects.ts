@@ -78,7 +78,8 @@ export function fetchFollowingThen<T>(
   return first.then((res) => (redirectLocation(res) === null ? answered(res) : followRedirects(fetchFn, url, init, checkHop, res).then(answered, failed)), failed);
 }
 
-function sameAnswer(res: Response): Response {
+/** The answer as it is: the `answered` step of a caller that wants the Response itself. */
+export function sameAnswer(res: Response): Response {
   return res;
 }
 
