@@ -37,6 +37,8 @@ let failed = 0;
 let skipped = 0;
 const skippedNames = [];
 const failures = [];
+/** Failed tests by name (each layer's own marks), repeated at the end where CI's tail shows them. */
+const failingTests = new Set();
 
 function run(layer) {
   return new Promise((resolve) => {
@@ -55,6 +57,9 @@ function run(layer) {
       for (const line of lines) {
         const skip = /^\s*﹣ (.+?)(?: \([\d.]+m?s\))? # (?:SKIP)?(.*)$/.exec(line);
         if (skip && layer.counts) skippedNames.push(`${skip[1]}${skip[2] ? ` (${skip[2].trim()})` : ''} [${layer.name}]`);
+        // The VS Code runner names its failures once at its end; node:test marks them with ✖.
+        const failing = layer.name === 'vscode' ? /^Failed test: (.+)$/.exec(line) : /^\s*✖ (?!failing tests:)(.+?)(?: \([\d.]+m?s\))?$/.exec(line);
+        if (failing && layer.counts) failingTests.add(`${failing[1].slice(0, 400)} [${layer.name}]`);
         const listed = /^Skipped: (.+)$/.exec(line);
         if (listed && layer.counts && layer.name !== 'unit' && layer.name !== 'process') skippedNames.push(...listed[1].split('; ').map((t) => `${t} [${layer.name}]`));
       }
@@ -84,6 +89,7 @@ for (const layer of layers) {
   if (code !== 0 && !layer.counts && !layer.soft) break; // no point testing what does not build
 }
 console.log('');
+for (const f of failingTests) console.log(`Failed test: ${f}`);
 if (failures.length > 0) console.log(`Failed layers: ${failures.join(', ')}`);
 if (failures.length > 0 && failed === 0) failed = failures.length;
 if (skippedNames.length > 0) console.log(`Skipped: ${skippedNames.join('; ')}`);

@@ -24,6 +24,8 @@ let passed = 0;
 let failed = 0;
 const skippedNames = [];
 const failures = [];
+/** "title: first line of the error" of each failed test, printed again at the end. */
+const failingTests = [];
 
 function run(name, cmd, cmdArgs, env = {}) {
   return new Promise((resolve) => {
@@ -36,6 +38,7 @@ function run(name, cmd, cmdArgs, env = {}) {
       process.stdout.write(chunk);
       for (const m of chunk.toString().matchAll(/(\d+) passed, (\d+) failed/g)) lastCounts = m;
       for (const m of chunk.toString().matchAll(/^Skipped: (.+)$/gm)) skippedLine = m[1];
+      for (const m of chunk.toString().matchAll(/^(?:Failing: |  ✖ )(.+)$/gm)) failingTests.push(`${m[1].split('\n', 1)[0].slice(0, 400)} (${name})`);
     });
     child.on('close', (code) => {
       if (skippedLine) skippedNames.push(...skippedLine.split('; ').map((t) => `${t} (${name})`));
@@ -132,6 +135,7 @@ if (!only || only === 'e2e') {
 }
 
 console.log('');
+for (const f of failingTests) console.log(`Failed test: ${f}`);
 if (failures.length) console.log(`Failed: ${failures.join(', ')}`);
 if (skippedNames.length) console.log(`Skipped: ${skippedNames.join('; ')}`);
 console.log(`${passed} passed, ${failed} failed, ${skippedNames.length} skipped`);

@@ -15,12 +15,13 @@ export async function activateExtension(): Promise<McpHostApi> {
   return api;
 }
 
-export async function waitFor<T>(probe: () => T | undefined | false, what: string, timeoutMs = 20_000): Promise<T> {
+/** `what` may be a function, to describe the state found when the wait timed out. */
+export async function waitFor<T>(probe: () => T | undefined | false, what: string | (() => string), timeoutMs = 20_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = probe();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }

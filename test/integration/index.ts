@@ -23,13 +23,23 @@ export function run(): Promise<void> {
   }
   return new Promise((resolve, reject) => {
     const skipped: string[] = [];
+    const failing: string[] = [];
     const runner = mocha.run((failures) => {
       const stats = runner.stats;
+      // One line per failure, so the summary at the very end of `npm test` names it.
+      for (const f of failing) console.log(`Failing: ${f}`);
       if (skipped.length > 0) console.log(`Skipped: ${skipped.join('; ')}`);
       console.log(`${stats?.passes ?? 0} passed, ${failures} failed, ${skipped.length} skipped`);
       if (failures > 0) reject(new Error(`${failures} integration test(s) failed`));
       else resolve();
     });
     runner.on('pending', (test) => skipped.push(test.fullTitle()));
+    runner.on('fail', (test, err: unknown) => failing.push(`${test.fullTitle()}: ${firstLine(err)}`));
   });
+}
+
+function firstLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  const line = text.split('\n', 1)[0];
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }

@@ -231,7 +231,7 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
     await waitForState(suite.api, 'good', 'running', 30_000);
     await eventually(async () => (await subscriptions('good')).includes('mem://good/hello.txt'), 'the subscription after the restart');
     // A new process has never been touched: the document shows the first text again.
-    await waitFor(() => doc.getText() === 'Hello, world!', 'the refreshed document', 15_000);
+    await waitFor(() => doc.getText() === 'Hello, world!', () => `the refreshed document (it shows ${JSON.stringify(doc.getText())}${doc.isClosed ? ', closed' : ''})`, 15_000);
     const touched = await server(suite.api, 'good').client!.callTool('touch', { uri: 'mem://good/hello.txt' });
     assert.equal(textOf(touched), 'notified mem://good/hello.txt');
   });

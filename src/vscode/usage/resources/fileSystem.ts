@@ -23,6 +23,12 @@ export interface ResourceEntry {
 /** stat() then readFile() come in pairs: one read serves both. */
 const FRESH_MS = 2000;
 
+/** A resources/read on its way; `address` lets an invalidation drop it (its answer may predate the change). */
+interface PendingRead {
+  address: ResourceAddress | undefined;
+  promise: Promise<ResourceEntry>;
+}
+
 /**
  * `mcp-host-resource:` documents: a read-only file system whose files are resources/read answers.
  * Text arrives as UTF-8, blobs as their bytes, so VS Code's text editor, image preview and
@@ -32,7 +38,7 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
   private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
   readonly onDidChangeFile = this.emitter.event;
   private readonly entries = new Map<string, ResourceEntry>();
-  private readonly inflight = new Map<string, Promise<ResourceEntry>>();
+  private readonly inflight = new Map<string, PendingRead>();
 
   constructor(private readonly findServer: (name: string) => ServerConnection | undefined) {}
 
@@ -42,12 +48,15 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
     const cached = this.entries.get(key);
     if (!options.fresh && cached && !cached.stale && Date.now() - cached.fetchedAt < FRESH_MS) return Promise.resolve(cached);
     const running = this.inflight.get(key);
-    if (running && !options.fresh) return running;
-    const work = this.fetch(uri, cached).finally(() => {
-      if (this.inflight.get(key) === work) this.inflight.delete(key);
+    if (running && !options.fresh) return running.promise;
+    const pending: PendingRead = { address: parseResourceDocumentUri(uri), promise: Promise.resolve(undefined as never) };
+    // Only the newest read of a key, not invalidated since it began, is kept as the document's text.
+    const isCurrent = () => this.inflight.get(key) === pending;
+    pending.promise = this.fetch(uri, cached, isCurrent).finally(() => {
+      if (isCurrent()) this.inflight.delete(key);
     });
-    this.inflight.set(key, work);
-    return work;
+    this.inflight.set(key, pending);
+    return pending.promise;
   }
 
   /** The last read of a document, if any. */
@@ -72,11 +81,13 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
       entry.stale = true;
       changed.push({ type: vscode.FileChangeType.Changed, uri: entry.uri });
     }
+    // A read already on its way may carry the text from before the change: the next load starts anew.
+    for (const [key, pending] of this.inflight) if (pending.address && match(pending.address)) this.inflight.delete(key);
     if (changed.length) this.emitter.fire(changed);
     return changed.length;
   }
 
-  private async fetch(uri: vscode.Uri, previous: ResourceEntry | undefined): Promise<ResourceEntry> {
+  private async fetch(uri: vscode.Uri, previous: ResourceEntry | undefined, isCurrent: () => boolean): Promise<ResourceEntry> {
     const address = parseResourceDocumentUri(uri);
     if (!address) throw vscode.FileSystemError.FileNotFound(uri);
     const server = this.findServer(address.serverName);
@@ -104,7 +115,7 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
       fetchedAt: now,
       stale: false,
     };
-    this.entries.set(uri.toString(), entry);
+    if (isCurrent()) this.entries.set(uri.toString(), entry);
     return entry;
   }
 
