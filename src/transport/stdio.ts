@@ -301,11 +301,14 @@ export class StdioTransport implements Transport {
     const child = this.child;
     // What is sent from now on starts a new batch.
     this.openBatch = undefined;
-    while (!this.waitingForDrain && this.queue.length > 0) {
+    while (this.queue.length > 0) {
+      // Checked before the wait for 'drain': a failed write also returns false, and no 'drain'
+      // follows it; what is sent later must reject, not wait for ever.
       if (!child || this.stdinError || child.stdin.destroyed || child.stdin.writableEnded) {
         this.rejectQueueWhenGone(this.stdinError);
         return;
       }
+      if (this.waitingForDrain) return;
       const batch = this.queue.shift()!;
       const ok = child.stdin.write(wireText(batch), (err) => {
         if (err) this.rejectBatchWhenGone(batch, err);

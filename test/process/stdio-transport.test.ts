@@ -520,6 +520,38 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
     assert.equal(info.expected, true);
   });
 
+  test('small sends, one per tick, to a server that closed its stdin: every one rejects (none resolves, none hangs)', async () => {
+    // Each fits the pipe and is written without a callback: a failed one must still reject.
+    const { t } = makeTransport(['--close-stdin']);
+    await t.start();
+    await sleep(100);
+    const results: PromiseSettledResult<void>[] = [];
+    for (let seq = 0; seq < 3; seq++) {
+      results.push(...(await Promise.allSettled([t.send({ cmd: 'ack', seq, data: 'x' })])));
+    }
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+    assert.ok(results.every((r) => r.status === 'rejected' && r.reason instanceof TransportError));
+    await t.close();
+  });
+
+  test('one send only partly taken by the pipe: it rejects when the server dies without reading it', async () => {
+    const pidFile = path.join(dir, `hold-die-${Date.now()}.pid`);
+    const { t, closed } = makeTransport(['--hold-stdin', '--pid-file', pidFile]);
+    await t.start();
+    const pid = await readPid(pidFile);
+    let settled = '';
+    const send = t.send({ cmd: 'ack', seq: 0, data: 'p'.repeat(4 * 1024 * 1024) }).then(
+      () => (settled = 'resolved'),
+      (err: unknown) => (settled = err instanceof TransportError ? 'rejected' : `rejected: ${String(err)}`),
+    );
+    await sleep(200);
+    assert.equal(settled, '', 'settled while the server was not reading');
+    process.kill(pid, 'SIGKILL');
+    await send;
+    assert.equal(settled, 'rejected');
+    await closed;
+  });
+
   test('a server that dies while messages are queued: pending sends reject, onClose fires once', async () => {
     const { t, closed, closes } = makeTransport([]);
     await t.start();
