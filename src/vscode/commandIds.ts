@@ -39,6 +39,7 @@ export const Commands = {
 export const InternalCommands = {
   toolsTestHook: 'mcpHost.tools.testHook',
   resourceSubscriptions: 'mcpHost.internal.resourceSubscriptions',
+  forgetResourceReads: 'mcpHost.internal.forgetResourceReads',
   trafficTestHook: 'mcpHost.internal.trafficTestHook',
 } as const;
 

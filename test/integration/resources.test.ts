@@ -236,6 +236,19 @@ describe('Resources: documents, templates and subscriptions in a real VS Code', 
     assert.equal(textOf(touched), 'notified mem://good/hello.txt');
   });
 
+  it('an open document whose read was forgotten still refreshes when its server restarts', async () => {
+    const uri = (await read({ server: 'good', uri: 'mem://good/hello.txt' }))!;
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await server(suite.api, 'good').client!.callTool('touch', { uri: 'mem://good/hello.txt' });
+    await waitFor(() => /\(touched \d+\)/.test(doc.getText()), 'the touched text', 15_000);
+    // Reads of the last 2 s are kept however the document looks (VS Code may be opening it).
+    await new Promise((r) => setTimeout(r, 2100));
+    await vscode.commands.executeCommand('mcpHost.internal.forgetResourceReads');
+    await server(suite.api, 'good').restart();
+    await waitForState(suite.api, 'good', 'running', 30_000);
+    await waitFor(() => doc.getText() === 'Hello, world!', () => `the refreshed document (it shows ${JSON.stringify(doc.getText())})`, 15_000);
+  });
+
   it('Copy URI copies the resource URI (tree item, template, or the active resource document)', async () => {
     const good = server(suite.api, 'good');
     const resource = good.lists.resources.find((r) => r.uri === 'mem://good/hello.txt')!;

@@ -40,7 +40,11 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
   private readonly entries = new Map<string, ResourceEntry>();
   private readonly inflight = new Map<string, PendingRead>();
 
-  constructor(private readonly findServer: (name: string) => ServerConnection | undefined) {}
+  constructor(
+    private readonly findServer: (name: string) => ServerConnection | undefined,
+    /** The resource documents VS Code holds now (they are told of changes even without a read of ours on record). */
+    private readonly openDocuments: () => readonly vscode.Uri[] = () => [],
+  ) {}
 
   /** Reads the resource behind a document URI (a recent read is reused unless `fresh`). */
   load(uri: vscode.Uri, options: { fresh?: boolean } = {}): Promise<ResourceEntry> {
@@ -75,16 +79,22 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
   }
 
   private invalidate(match: (a: ResourceAddress) => boolean): number {
-    const changed: vscode.FileChangeEvent[] = [];
+    const changed = new Map<string, vscode.Uri>();
     for (const entry of this.entries.values()) {
       if (!match(entry.address)) continue;
       entry.stale = true;
-      changed.push({ type: vscode.FileChangeType.Changed, uri: entry.uri });
+      changed.set(entry.uri.toString(), entry.uri);
+    }
+    // An open document whose read was forgotten (it was briefly neither in a tab nor a text
+    // document while VS Code reopened it) must still be told, or it never refreshes.
+    for (const uri of this.openDocuments()) {
+      const address = parseResourceDocumentUri(uri);
+      if (address && match(address)) changed.set(uri.toString(), uri);
     }
     // A read already on its way may carry the text from before the change: the next load starts anew.
     for (const [key, pending] of this.inflight) if (pending.address && match(pending.address)) this.inflight.delete(key);
-    if (changed.length) this.emitter.fire(changed);
-    return changed.length;
+    if (changed.size) this.emitter.fire([...changed.values()].map((uri) => ({ type: vscode.FileChangeType.Changed, uri })));
+    return changed.size;
   }
 
   private async fetch(uri: vscode.Uri, previous: ResourceEntry | undefined, isCurrent: () => boolean): Promise<ResourceEntry> {
@@ -119,9 +129,13 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
     return entry;
   }
 
-  /** Forgets documents that are no longer open (keeps memory bounded). */
+  /**
+   * Forgets documents that are no longer open (keeps memory bounded). A read of the last moments
+   * stays: VS Code may be opening its document, which is then in neither list yet.
+   */
   forgetExcept(keep: ReadonlySet<string>): void {
-    for (const key of this.entries.keys()) if (!keep.has(key)) this.entries.delete(key);
+    const now = Date.now();
+    for (const [key, entry] of this.entries) if (!keep.has(key) && now - entry.fetchedAt >= FRESH_MS) this.entries.delete(key);
   }
 
   // --- vscode.FileSystemProvider ----------------------------------------------------

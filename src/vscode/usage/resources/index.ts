@@ -6,6 +6,7 @@ import type { TreeNode } from '../../serverTree';
 import { usageServices } from '../../services';
 import { freshListsOf } from '../../freshLists';
 import type { PickItem } from '../../prompter';
+import { openResourceDocuments } from './openDocuments';
 import { ResourceFileSystem } from './fileSystem';
 import { languageFor } from './mime';
 import { RESOURCE_SCHEME, parseResourceDocumentUri, resourceDocumentUri } from './resourceUri';
@@ -109,7 +110,7 @@ function isReadArgument(arg: unknown): arg is ReadArgument {
 }
 
 export function registerResources(controller: HostController, options: { testMode: boolean }): vscode.Disposable[] {
-  const fs = new ResourceFileSystem((name) => serverByName(controller, name));
+  const fs = new ResourceFileSystem((name) => serverByName(controller, name), openResourceDocuments);
   const subscriptions = new ResourceSubscriptions(controller.registry, fs);
   const feature: ResourcesFeature = { fs, subscriptions };
 
@@ -181,6 +182,8 @@ export function registerResources(controller: HostController, options: { testMod
         const server = serverByName(controller, serverName);
         return server ? subscriptions.subscribedOn(server.id) : [];
       }),
+      // For tests: what happens when VS Code briefly held a document in neither a tab nor its text documents.
+      vscode.commands.registerCommand(InternalCommands.forgetResourceReads, () => fs.forgetExcept(new Set())),
     );
   }
   return disposables;

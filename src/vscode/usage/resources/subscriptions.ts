@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import type { ServerRegistry } from '../../../host/registry';
 import { errorMessage } from '../../../util/errorMessage';
 import type { ResourceFileSystem } from './fileSystem';
+import { openResourceDocuments, openResourceTabs } from './openDocuments';
 import { RESOURCE_SCHEME, parseResourceDocumentUri } from './resourceUri';
 
 interface Session {
@@ -10,19 +11,6 @@ interface Session {
   /** Resource URIs this session is subscribed to (or a subscribe is on its way). */
   subscribed: Set<string>;
   listener: vscode.Disposable;
-}
-
-/** The mcp-host-resource URIs shown in editor tabs (text, custom editors such as the image preview, diffs). */
-export function openResourceTabs(): vscode.Uri[] {
-  const uris: vscode.Uri[] = [];
-  for (const group of vscode.window.tabGroups.all) {
-    for (const tab of group.tabs) {
-      const input = tab.input;
-      if (input instanceof vscode.TabInputText || input instanceof vscode.TabInputCustom || input instanceof vscode.TabInputNotebook) uris.push(input.uri);
-      else if (input instanceof vscode.TabInputTextDiff) uris.push(input.original, input.modified);
-    }
-  }
-  return uris.filter((u) => u.scheme === RESOURCE_SCHEME);
 }
 
 /**
@@ -88,8 +76,7 @@ export class ResourceSubscriptions implements vscode.Disposable {
       if (!set) wanted.set(address.serverName, (set = new Set()));
       set.add(address.resourceUri);
     }
-    const keep = new Set([...open, ...vscode.workspace.textDocuments.map((d) => d.uri)].filter((u) => u.scheme === RESOURCE_SCHEME).map((u) => u.toString()));
-    this.fs.forgetExcept(keep);
+    this.fs.forgetExcept(new Set(openResourceDocuments().map((u) => u.toString())));
 
     const live = new Set<string>();
     const ops: Promise<unknown>[] = [];
