@@ -1,6 +1,6 @@
 // What a server and the host said to each other: every protocol message of a server, both
 // directions, in a bounded ring, and the timeline a person reads from it (requests paired with
-// their responses). Recording is one object and one array slot per message; everything else
+// their responses). Recording is one slot in a few arrays per message; everything else
 // (sizes, pairing, redaction) is computed when someone looks.
 import { Emitter, type Event } from '../util/event';
 import { isRecord } from '../util/isRecord';
@@ -23,19 +23,66 @@ export type TrafficEntry =
  * (files, images) would otherwise keep `capacity` of them alive. The oldest go first.
  */
 export const TRAFFIC_BYTES_PER_SERVER = 64 * 1024 * 1024;
-/** How soon after a message its size is counted against the budget. */
+/** How soon after a message its size is counted against the budget, while messages keep coming. */
 const ACCOUNT_AFTER_MS = 250;
+/**
+ * When messages stop coming: how soon the sizes not counted yet are counted anyway, by a timer.
+ *
+ * Performance: the clock of the next message counts them while messages come, not a 250 ms
+ * timer. When the first timer of a process fires, Node writes its `_destroyed` field, and V8
+ * drops the optimised code that took that field for a constant, the protocol's request path
+ * among it (it refs and unrefs its timeout timer): that cost 5,000 sequential calls about 20 ms
+ * CPU. A 2 s timer fires seldom, and not within a short burst of calls.
+ */
+const ACCOUNT_IDLE_AFTER_MS = 2000;
 
-/** The last `capacity` messages of one server (0: nothing is recorded), within a byte budget. */
+/** What a slot holds (the recorder's `kinds`). */
+const SENT = 0;
+const RECEIVED = 1;
+const EVENT = 2;
+/** The largest size an entry is counted at (what an Int32Array slot holds). */
+const MAX_ENTRY_SIZE = 0x7fffffff;
+/** The first size of the slot arrays; they double up to the capacity as the ring fills. */
+const FIRST_SLOTS = 64;
+
+/**
+ * The last `capacity` messages of one server (0: nothing is recorded), within a byte budget.
+ *
+ * Performance: an entry is a slot in parallel arrays (its message, kind, time and size), not an
+ * object: recording a message allocates nothing but the slot's first use, and its time is a
+ * float in a typed array rather than a boxed number. Entry objects are made when someone reads
+ * the entries, and kept (the same object on every read) while the entry is recorded.
+ */
 export class TrafficRecorder {
-  private ring: Array<TrafficEntry | undefined> = [];
-  private sizes: number[] = [];
-  /** Index of the oldest entry, and how many there are. */
+  /** A message's value, or an event's text. */
+  private values: unknown[] = [];
+  private kinds = new Uint8Array(0);
+  private times = new Float64Array(0);
+  /**
+   * An entry's size against the budget; -1: not counted yet. Int32, at most MAX_ENTRY_SIZE: a
+   * size read from a Float64Array made the byte total a double (a heap number), and that change
+   * of the recorder's field dropped V8's optimised message path when the ring first wrapped.
+   */
+  private sizes = new Int32Array(0);
+  /** Who a relayed message was sent for, when any message had one. */
+  private origins: Array<TrafficOrigin | undefined> | undefined;
+  /** The entry objects made by entries(), by slot. */
+  private made: Array<TrafficEntry | undefined> = [];
+  /** Index of the oldest entry, and how many there are. Entry i (oldest first) has seq `seq - count + 1 + i`. */
   private start = 0;
   private count = 0;
+  /** The slot the next entry goes into: `(start + count) % capacity`, kept rather than computed. */
+  private next = 0;
   private bytes = 0;
-  /** Entries whose size is not counted yet (their `sizes` slot is -1), and the timer that counts them. */
+  /** Entries whose size is not counted yet, and the timer that counts them when no message comes. */
   private unsized = 0;
+  /**
+   * The time (Date.now()) from which the next message counts them; 0 before the first count,
+   * which the second message makes: counting is then known to V8 before it optimises the message
+   * path (a first count 250 ms into a busy connection made V8 drop that optimised code, about
+   * 20 ms CPU in 5,000 sequential calls).
+   */
+  private accountDue = 0;
   private accountTimer: ReturnType<typeof setTimeout> | undefined;
   private seq = 0;
   private capacityValue: number;
@@ -62,25 +109,29 @@ export class TrafficRecorder {
   setCapacity(capacity: number): void {
     const value = normaliseCapacity(capacity);
     if (value === this.capacityValue) return;
+    // The newest entries, whose seqs run up to this.seq, as the slots' seqs require.
     const kept = value > 0 ? this.entries().slice(-value) : [];
     this.capacityValue = value;
     this.reset();
-    for (const entry of kept) this.push(entry);
+    for (const entry of kept) {
+      if (entry.kind === 'event') this.store(EVENT, entry.at, entry.text, undefined);
+      else this.store(entry.direction === 'send' ? SENT : RECEIVED, entry.at, entry.message, entry.origin);
+    }
     this.recordedEmitter.fire();
   }
 
   /** `origin`: the gateway client a relayed message was sent for (absent: the host's own). */
   recordMessage(direction: TrafficDirection, message: unknown, origin?: TrafficOrigin): void {
     if (this.capacityValue === 0) return;
-    // Performance: two literals rather than a spread of `origin` (an object and a copy per message).
-    const seq = ++this.seq;
-    this.push(origin ? { seq, at: Date.now(), kind: 'message', direction, message, origin } : { seq, at: Date.now(), kind: 'message', direction, message });
+    this.seq++;
+    this.store(direction === 'send' ? SENT : RECEIVED, Date.now(), message, origin);
     if (this.recordedEmitter.hasListeners) this.recordedEmitter.fire();
   }
 
   recordEvent(text: string): void {
     if (this.capacityValue === 0) return;
-    this.push({ seq: ++this.seq, at: Date.now(), kind: 'event', text });
+    this.seq++;
+    this.store(EVENT, Date.now(), text, undefined);
     if (this.recordedEmitter.hasListeners) this.recordedEmitter.fire();
   }
 
@@ -88,9 +139,10 @@ export class TrafficRecorder {
   entries(): TrafficEntry[] {
     this.account();
     const out: TrafficEntry[] = [];
+    const firstSeq = this.seq - this.count + 1;
     for (let i = 0; i < this.count; i++) {
-      const entry = this.ring[(this.start + i) % this.capacityValue];
-      if (entry) out.push(entry);
+      const index = (this.start + i) % this.capacityValue;
+      out.push((this.made[index] ??= this.makeEntry(index, firstSeq + i)));
     }
     return out;
   }
@@ -107,31 +159,88 @@ export class TrafficRecorder {
   }
 
   private reset(): void {
-    this.ring = [];
-    this.sizes = [];
+    this.values = [];
+    this.kinds = new Uint8Array(0);
+    this.times = new Float64Array(0);
+    this.sizes = new Int32Array(0);
+    this.origins = undefined;
+    this.made = [];
     this.start = 0;
     this.count = 0;
+    this.next = 0;
     this.bytes = 0;
     this.unsized = 0;
   }
 
+  private makeEntry(index: number, seq: number): TrafficEntry {
+    const at = this.times[index];
+    const kind = this.kinds[index];
+    if (kind === EVENT) return { seq, at, kind: 'event', text: this.values[index] as string };
+    const direction: TrafficDirection = kind === SENT ? 'send' : 'receive';
+    const origin = this.origins?.[index];
+    const message = this.values[index];
+    return origin ? { seq, at, kind: 'message', direction, message, origin } : { seq, at, kind: 'message', direction, message };
+  }
+
   /**
-   * One slot, and nothing else on the message path: sizes are counted (and the byte budget kept) a
-   * moment later, off the path of the request, or at once when someone reads the entries.
+   * One slot, and nothing else on the usual message path: sizes are counted (and the byte budget
+   * kept) in one batch by the first message 250 ms after the oldest entry not counted yet (the
+   * entries overwritten before then are never counted; the first count comes sooner, see
+   * accountDue), by a timer when no message comes, or at once when someone reads the entries.
    */
-  private push(entry: TrafficEntry): void {
-    if (this.count === this.capacityValue) this.dropOldest();
-    const index = (this.start + this.count) % this.capacityValue;
-    this.ring[index] = entry;
-    this.sizes[index] = -1;
-    this.count++;
-    if (this.unsized++ === 0 && !this.accountTimer) {
-      this.accountTimer = setTimeout(() => {
-        this.accountTimer = undefined;
-        this.account();
-      }, ACCOUNT_AFTER_MS);
-      this.accountTimer.unref?.();
+  private store(kind: number, at: number, value: unknown, origin: TrafficOrigin | undefined): void {
+    // Performance: one function with no call on its usual path (a run of a few thousand messages
+    // is over before V8 has optimised much; each call of unoptimised code costs).
+    const capacity = this.capacityValue;
+    const index = this.next;
+    if (this.count === capacity) {
+      // Full: the slot is the oldest entry's, which goes.
+      const size = this.sizes[index];
+      if (size < 0) this.unsized--;
+      else this.bytes -= size;
+      this.start = index + 1 === capacity ? 0 : index + 1;
+    } else {
+      // Slots are first used in order (0, 1, 2, ...): only the next unused one can be past the end.
+      if (index === this.kinds.length) this.grow();
+      this.count++;
     }
+    this.values[index] = value;
+    this.kinds[index] = kind;
+    this.times[index] = at;
+    this.sizes[index] = -1;
+    this.made[index] = undefined;
+    if (origin !== undefined) (this.origins ??= [])[index] = origin;
+    else if (this.origins !== undefined) this.origins[index] = undefined;
+    this.next = index + 1 === capacity ? 0 : index + 1;
+    if (this.unsized++ === 0) this.beginUnsized(at);
+    else if (at >= this.accountDue) this.account();
+  }
+
+  /** The first entry not counted since the last count: the next count is due 250 ms after it. */
+  private beginUnsized(at: number): void {
+    this.accountDue = this.accountDue === 0 ? at : at + ACCOUNT_AFTER_MS;
+    if (this.accountTimer === undefined) this.startAccountTimer();
+  }
+
+  private startAccountTimer(): void {
+    this.accountTimer = setTimeout(() => {
+      this.accountTimer = undefined;
+      this.account();
+    }, ACCOUNT_IDLE_AFTER_MS);
+    this.accountTimer.unref?.();
+  }
+
+  private grow(): void {
+    const length = Math.min(this.capacityValue, Math.max(FIRST_SLOTS, this.kinds.length * 2));
+    const kinds = new Uint8Array(length);
+    kinds.set(this.kinds);
+    this.kinds = kinds;
+    const times = new Float64Array(length);
+    times.set(this.times);
+    this.times = times;
+    const sizes = new Int32Array(length);
+    sizes.set(this.sizes);
+    this.sizes = sizes;
   }
 
   /** Counts the sizes not counted yet, then drops the oldest entries while over the budget. */
@@ -140,8 +249,9 @@ export class TrafficRecorder {
     for (let i = 0; i < this.count; i++) {
       const index = (this.start + i) % this.capacityValue;
       if (this.sizes[index] >= 0) continue;
-      const entry = this.ring[index];
-      const size = !entry ? 0 : entry.kind === 'message' ? approximateBytes(entry.message) : entry.text.length;
+      const value = this.values[index];
+      // An entry larger than the cap is over the budget anyway.
+      const size = Math.min(this.kinds[index] === EVENT ? (value as string).length : approximateBytes(value), MAX_ENTRY_SIZE);
       this.sizes[index] = size;
       this.bytes += size;
     }
@@ -151,11 +261,15 @@ export class TrafficRecorder {
   }
 
   private dropOldest(): void {
-    const size = this.sizes[this.start] ?? 0;
+    const index = this.start;
+    const size = this.sizes[index];
     if (size < 0) this.unsized--;
     else this.bytes -= size;
-    this.ring[this.start] = undefined;
-    this.start = (this.start + 1) % this.capacityValue;
+    this.values[index] = undefined;
+    this.made[index] = undefined;
+    if (this.origins !== undefined) this.origins[index] = undefined;
+    this.start = (index + 1) % this.capacityValue;
+    // `next` stays: the oldest goes from the front.
     this.count--;
   }
 }

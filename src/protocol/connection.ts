@@ -245,19 +245,7 @@ export class JsonRpcConnection implements Disposable {
       // handler (and a derived promise) per request; and the clock is read once per write: the
       // timeouts of its requests, all sent in the same tick, count from its first one.
       if (sent !== this.lastSent) {
-        const ids: SentIds = { first: id, last: id };
-        this.lastSent = sent;
-        this.lastSentIds = ids;
-        this.lastSentAt = clockMs();
-        // A write is what is sent with one promise within one tick: a transport may keep a
-        // promise longer (until a drain), and a request of a later tick must not count its
-        // timeout from an earlier clock reading. Once failed, too, the next send starts anew
-        // (its requests must not join a write whose failure has been handled).
-        process.nextTick(() => this.sendSettled(sent));
-        sent.then(undefined, (err: unknown) => {
-          this.sendSettled(sent);
-          this.sendFailed(ids, err);
-        });
+        this.beginWrite(sent, id);
       } else {
         // Ids of one write are consecutive, each request taking the next one; a request made
         // while another is being written (from a trace callback) comes first, hence min/max.
@@ -273,6 +261,27 @@ export class JsonRpcConnection implements Disposable {
       reject(err as Error);
     }
     return promise;
+  }
+
+  /**
+   * The first request of a write (see request()). Performance: a method of its own, called once
+   * per write rather than per request, so that V8 does not compile it into request() (a smaller
+   * optimised request(), ready sooner, on a connection's first thousands of calls).
+   */
+  private beginWrite(sent: Promise<void>, id: number): void {
+    const ids: SentIds = { first: id, last: id };
+    this.lastSent = sent;
+    this.lastSentIds = ids;
+    this.lastSentAt = clockMs();
+    // A write is what is sent with one promise within one tick: a transport may keep a
+    // promise longer (until a drain), and a request of a later tick must not count its
+    // timeout from an earlier clock reading. Once failed, too, the next send starts anew
+    // (its requests must not join a write whose failure has been handled).
+    process.nextTick(() => this.sendSettled(sent));
+    sent.then(undefined, (err: unknown) => {
+      this.sendSettled(sent);
+      this.sendFailed(ids, err);
+    });
   }
 
   private sendSettled(sent: Promise<void>): void {

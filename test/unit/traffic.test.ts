@@ -50,6 +50,84 @@ describe('the traffic recorder', () => {
     assert.deepEqual(rec.entries(), []);
   });
 
+  test('entries keep their seq, time, direction and origin through wrap-around and growth; the same object on every read', () => {
+    const rec = recorder(150);
+    const origin = { via: 'gateway' as const, name: 'client-a' };
+    const before = Date.now();
+    for (let i = 1; i <= 400; i++) {
+      if (i % 7 === 0) rec.recordEvent(`event ${i}`);
+      else rec.recordMessage(i % 2 === 0 ? 'send' : 'receive', request(i, 'ping'), i % 3 === 0 ? origin : undefined);
+    }
+    const entries = rec.entries();
+    assert.equal(entries.length, 150);
+    assert.deepEqual(entries.map((e) => e.seq), Array.from({ length: 150 }, (_, i) => 251 + i));
+    for (const entry of entries) {
+      assert.ok(entry.at >= before && entry.at <= Date.now());
+      if (entry.seq % 7 === 0) {
+        assert.deepEqual(entry, { seq: entry.seq, at: entry.at, kind: 'event', text: `event ${entry.seq}` });
+        continue;
+      }
+      assert.equal(entry.kind, 'message');
+      if (entry.kind !== 'message') continue;
+      assert.equal(entry.direction, entry.seq % 2 === 0 ? 'send' : 'receive');
+      assert.deepEqual(entry.message, request(entry.seq, 'ping'));
+      // A slot once used by a relayed message must not lend its origin to the next one.
+      assert.equal(entry.origin, entry.seq % 3 === 0 ? origin : undefined);
+      assert.equal('origin' in entry, entry.seq % 3 === 0);
+    }
+    const again = rec.entries();
+    assert.ok(again.every((entry, i) => entry === entries[i]), 'the same entry objects while they are recorded');
+    rec.recordMessage('send', request(401, 'ping'));
+    const next = rec.entries();
+    assert.equal(next[0], entries[1]);
+    assert.equal(next.at(-1)?.seq, 401);
+  });
+
+  test('keeps what a plain list of the newest entries keeps, through records, capacity changes and clears', () => {
+    // A seeded pseudo-random run against the obvious model: every entry ever recorded, cut to the capacity.
+    let seed = 21;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const rec = recorder(5);
+    let capacity = 5;
+    let model: Array<{ seq: number; kind: string; id?: number; text?: string; direction?: string; via?: string }> = [];
+    // A recorder of capacity 0 records nothing and counts nothing: seqs number what was recorded.
+    let seq = 0;
+    let made = 0;
+    const next = () => (capacity > 0 ? ++seq : seq);
+    for (let step = 0; step < 3000; step++) {
+      const what = random(100);
+      if (what < 70) {
+        const direction = random(2) === 0 ? 'send' : 'receive';
+        const via = random(5) === 0 ? `client-${random(3)}` : undefined;
+        const id = ++made;
+        rec.recordMessage(direction, request(id, 'ping'), via ? { via: 'gateway', name: via } : undefined);
+        model.push({ seq: next(), kind: 'message', id, direction, via });
+      } else if (what < 90) {
+        const id = ++made;
+        rec.recordEvent(`event ${id}`);
+        model.push({ seq: next(), kind: 'event', text: `event ${id}` });
+      } else if (what < 97) {
+        capacity = random(4) === 0 ? 0 : 1 + random(70);
+        rec.setCapacity(capacity);
+      } else {
+        rec.clear();
+        model = [];
+      }
+      if (capacity === 0) model = [];
+      model = model.slice(-capacity || model.length);
+      if (step % 7 !== 0) continue;
+      const seen = rec.entries().map((e) =>
+        e.kind === 'event'
+          ? { seq: e.seq, kind: e.kind, text: e.text }
+          : { seq: e.seq, kind: e.kind, id: (e.message as { id: number }).id, direction: e.direction, via: e.origin?.name },
+      );
+      assert.deepEqual(seen, model.map((m) => (m.kind === 'event' ? m : { ...m })), `step ${step}`);
+    }
+  });
+
   test('tells listeners, and clear() empties it', () => {
     const rec = recorder(5);
     let fired = 0;
@@ -251,6 +329,24 @@ describe('the traffic recorder\'s byte budget', () => {
     assert.deepEqual(rec.entries().map((e) => e.seq), [6]);
     rec.recordMessage('send', request(7, 'ping'));
     assert.deepEqual(rec.entries().map((e) => e.seq), [7]);
+  });
+
+  test('the budget holds across the counts made while messages keep coming', () => {
+    const each = approximateBytes(result(1, { text: 'x'.repeat(300) }));
+    const rec = new TrafficRecorder(100, each * 30 + 10);
+    // The second message makes the first count; the ring then fills and wraps, overwriting counted
+    // and uncounted entries, and reading counts the rest.
+    for (let i = 1; i <= 200; i++) rec.recordMessage('receive', result(i, { text: 'x'.repeat(300) }));
+    assert.deepEqual(
+      rec.entries().map((e) => e.seq),
+      Array.from({ length: 30 }, (_, i) => 171 + i),
+    );
+    rec.recordMessage('receive', result(201, { text: 'x'.repeat(300) }));
+    assert.deepEqual(
+      rec.entries().map((e) => e.seq),
+      Array.from({ length: 30 }, (_, i) => 172 + i),
+    );
+    rec.dispose();
   });
 
   test('the size estimate walks any nesting, and deep and shallow walks agree', () => {
