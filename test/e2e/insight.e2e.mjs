@@ -3,14 +3,10 @@
 // Report of server-everything. Screenshots of each go to test-results/ (the README's images).
 import { join } from 'node:path';
 import { openViewContainer, runCommand, treeItem } from '../../scripts/vscode-host/host.mjs';
-import { RESULTS, flavourFromArgs, scenario } from './lib.mjs';
+import { RESULTS, flavourFromArgs, scenario, webview } from './lib.mjs';
 
 const flavour = flavourFromArgs();
 
-/** The document inside the visible webview (VS Code nests it: iframe.webview > iframe#active-frame). */
-function webview(page) {
-  return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
-}
 
 // A user-level server whose command is not installed: what "it does not start" looks like.
 const settings = { 'mcpHost.servers': { weather: { type: 'stdio', command: 'mcp-weather-server', args: ['--units', 'metric'] } } };

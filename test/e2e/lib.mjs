@@ -36,6 +36,15 @@ export async function collapseServer(page, name) {
   await page.waitForFunction((el) => el?.getAttribute('aria-expanded') === 'false', await row.elementHandle(), { timeout: 10_000 });
 }
 
+/**
+ * The document inside the webview shown last (VS Code nests it: iframe.webview > iframe#active-frame).
+ * Only visible webviews count: one hidden behind another editor's tab keeps its iframe, and being
+ * later in the page it would otherwise be taken for the one on screen.
+ */
+export function webview(page) {
+  return page.locator('iframe.webview.ready').filter({ visible: true }).last().contentFrame().frameLocator('#active-frame');
+}
+
 export function flavourFromArgs() {
   const i = process.argv.indexOf('--flavour');
   return i > 0 ? process.argv[i + 1] : 'old';

@@ -3,14 +3,10 @@
 // -> sees the result view. Screenshots of the form and the results go to test-results/.
 import { join } from 'node:path';
 import { REPO_ROOT, openViewContainer, treeItem } from '../../scripts/vscode-host/host.mjs';
-import { RESULTS, flavourFromArgs, scenario } from './lib.mjs';
+import { RESULTS, flavourFromArgs, scenario, webview } from './lib.mjs';
 
 const flavour = flavourFromArgs();
 
-/** The document inside the visible webview (VS Code nests it: iframe.webview > iframe#active-frame). */
-function webview(page) {
-  return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
-}
 
 async function pickTool(page, title) {
   // The palette, as a person uses it (the command's own quick pick reuses the same widget).

@@ -12,7 +12,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT, openViewContainer, runCommand, showNotifications, treeItem } from '../../scripts/vscode-host/host.mjs';
-import { RESULTS, collapseServer, flavourFromArgs, scenario } from './lib.mjs';
+import { RESULTS, collapseServer, flavourFromArgs, scenario, webview } from './lib.mjs';
 
 const flavour = flavourFromArgs();
 // The toggle writes mcpHost.share to the demo's workspace settings: put them back afterwards.
@@ -26,10 +26,6 @@ function restoreDemoSettings() {
 // scenario() ends the process itself, so the settings are put back on exit.
 process.on('exit', restoreDemoSettings);
 
-/** The document inside the visible webview (VS Code nests it: iframe.webview > iframe#active-frame). */
-function webview(page) {
-  return page.frameLocator('iframe.webview.ready').last().frameLocator('#active-frame');
-}
 
 /** Chooses an item of a tree row's context menu, as a person does. */
 async function chooseFromContextMenu(page, row, title) {
