@@ -12,6 +12,8 @@ import { registerDoctor } from './vscode/doctor';
 import { registerServerReport } from './vscode/serverReport';
 import { registerTrafficView } from './vscode/traffic';
 import { SharedServers } from './vscode/share';
+import { httpEraCache } from './protocol/eraCache';
+import { globalStateEraStore } from './vscode/eraStore';
 
 /** What the extension exports: used by its integration tests and by other extensions. */
 export interface McpHostApi {
@@ -38,6 +40,8 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
   const mainLog = vscode.window.createOutputChannel('MCP Host', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection('mcpHost');
   controller = new HostController(context, mainLog, diagnostics);
+  // A remote server's era, once learned, spares later starts of VS Code the server/discover probe.
+  httpEraCache.persistIn(globalStateEraStore(context.globalState));
   // Servers the person shares with the chat (src/vscode/share.ts): a gateway client's sampling or
   // elicitation goes back to that client, the rest to the editor's own handlers.
   const sharing = new SharedServers(controller);
@@ -48,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
   const tree = new ServerTreeProvider(controller.registry, tasks);
   const view = vscode.window.createTreeView('mcpHost.servers', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(
+    { dispose: () => httpEraCache.persistIn(undefined) },
     mainLog,
     diagnostics,
     controller,

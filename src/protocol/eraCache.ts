@@ -2,8 +2,19 @@
 // cache it "for the lifetime of the server process (stdio) or origin (HTTP)"). An 'auto' client
 // whose endpoint's era is known skips the server/discover probe of a legacy server; concurrent
 // first contacts share one probe. Stdio has no key: its era lives and dies with its process.
+import { createHash } from 'node:crypto';
 import type { ProtocolEra } from './era';
 import { setBounded } from '../util/boundedMap';
+
+/**
+ * Where remembered eras outlive the process (the extension's globalState), as versioning.mdx
+ * allows ("MAY persist it across restarts"). Its keys are digests of endpoint keys: an endpoint's
+ * path or query can hold a credential, and a digest is all a lookup needs.
+ */
+export interface EraStore {
+  read(): unknown;
+  write(eras: Record<string, ProtocolEra>): void;
+}
 
 /** A probe under way: its answer (undefined when it failed and taught nothing). */
 interface ProbeFlight {
@@ -23,10 +34,32 @@ const MAX_ENDPOINTS = 512;
 export class EraCache {
   private readonly known = new Map<string, ProtocolEra>();
   private readonly flights = new Map<string, ProbeFlight>();
+  /** What earlier processes learned, by digest of the endpoint key (see EraStore). */
+  private readonly persisted = new Map<string, ProtocolEra>();
+  private store: EraStore | undefined;
 
-  /** The era remembered for the endpoint, if any. */
+  /**
+   * Remembers across restarts in `store` from now on, starting with what it holds (anything
+   * malformed in it is ignored). Undefined: this process only.
+   */
+  persistIn(store: EraStore | undefined): void {
+    this.store = store;
+    this.persisted.clear();
+    const held = store?.read();
+    if (typeof held !== 'object' || held === null) return;
+    for (const [digest, era] of Object.entries(held)) {
+      if (this.persisted.size >= MAX_ENDPOINTS) break;
+      if (digest.length <= 64 && (era === 'legacy' || era === 'modern')) this.persisted.set(digest, era);
+    }
+  }
+
+  /** The era remembered for the endpoint (in this process, or by an earlier one), if any. */
   eraOf(key: string): ProtocolEra | undefined {
-    return this.known.get(key);
+    const known = this.known.get(key);
+    if (known !== undefined || this.persisted.size === 0) return known;
+    const earlier = this.persisted.get(digestOf(key));
+    if (earlier !== undefined) setBounded(this.known, key, earlier, MAX_ENDPOINTS);
+    return earlier;
   }
 
   /** The answer of a probe of the endpoint under way, if one is. */
@@ -55,19 +88,34 @@ export class EraCache {
 
   remember(key: string, era: ProtocolEra): void {
     setBounded(this.known, key, era, MAX_ENDPOINTS);
+    if (!this.store) return;
+    const digest = digestOf(key);
+    if (this.persisted.get(digest) === era) return;
+    setBounded(this.persisted, digest, era, MAX_ENDPOINTS);
+    this.save();
   }
 
-  /** The remembered era proved wrong: the next contact probes again. */
+  /** The remembered era proved wrong: the next contact probes again (in later processes, too). */
   forget(key: string): void {
     this.known.delete(key);
+    if (this.store && this.persisted.delete(digestOf(key))) this.save();
   }
 
-  /** Forgets every endpoint (tests). */
+  private save(): void {
+    this.store?.write(Object.fromEntries(this.persisted));
+  }
+
+  /** Forgets every endpoint of this process (tests); a store keeps what it holds. */
   clear(): void {
     this.known.clear();
+    this.persisted.clear();
     for (const flight of this.flights.values()) flight.settle(undefined);
     this.flights.clear();
   }
+}
+
+function digestOf(key: string): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 32);
 }
 
 /** The one cache of this process: every McpClient over HTTP shares it. */

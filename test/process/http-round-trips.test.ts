@@ -12,7 +12,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpClient } from '../../src/protocol/client';
 import type { ProtocolEraSetting } from '../../src/protocol/era';
-import { httpEraCache } from '../../src/protocol/eraCache';
+import { httpEraCache, type EraStore } from '../../src/protocol/eraCache';
 import { endpointKeyOf, getStreamMemory } from '../../src/transport/endpointMemory';
 import { createHttpTransport } from '../../src/transport/http';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
@@ -154,6 +154,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 
 beforeEach(() => {
   // Every test has a server of its own (its own port); this makes each start from nothing anyway.
+  httpEraCache.persistIn(undefined);
   httpEraCache.clear();
   getStreamMemory.clear();
 });
@@ -301,6 +302,74 @@ describe('what the process remembers of an endpoint', () => {
       const { all, era } = await oneSession(server.url, server.requests);
       assert.equal(era, 'legacy');
       assert.deepEqual(posts(all), ['POST server/discover', 'POST initialize', 'POST notifications/initialized', 'POST tools/list']);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+/** A store as the extension's globalState is one: what is written is what the next process reads. */
+function memoryStore(): EraStore & { held: unknown; writes: number } {
+  const store = {
+    held: undefined as unknown,
+    writes: 0,
+    read: () => store.held,
+    write: (eras: Record<string, string>) => {
+      store.held = JSON.parse(JSON.stringify(eras));
+      store.writes++;
+    },
+  };
+  return store;
+}
+
+/** What a later process (a restart of VS Code) starts with: nothing in memory, the store read again. */
+function restartWith(store: EraStore): void {
+  httpEraCache.persistIn(undefined);
+  httpEraCache.clear();
+  httpEraCache.persistIn(store);
+}
+
+describe('eras kept across restarts (versioning.mdx: clients MAY persist them)', () => {
+  test('a later process sends no probe to an endpoint an earlier one found legacy; the store holds digests, not URLs', async () => {
+    const server = await countingServer('legacy');
+    const store = memoryStore();
+    try {
+      httpEraCache.persistIn(store);
+      const first = await oneSession(`${server.url}?key=sk-secret-in-query`, server.requests);
+      assert.deepEqual(posts(first.all), ['POST server/discover', 'POST initialize', 'POST notifications/initialized', 'POST tools/list']);
+      const saved = JSON.stringify(store.held);
+      assert.deepEqual(Object.values(store.held as object), ['legacy']);
+      for (const part of ['127.0.0.1', 'localhost', new URL(server.url).port, 'sk-secret', 'http']) assert.ok(!saved.includes(part), `the store names no part of the URL (${part}): ${saved}`);
+
+      restartWith(store);
+      server.requests.length = 0;
+      const later = await oneSession(`${server.url}?key=sk-secret-in-query`, server.requests);
+      assert.equal(later.era, 'legacy');
+      assert.deepEqual(posts(later.all), ['POST initialize', 'POST notifications/initialized', 'POST tools/list']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a persisted era proved wrong (the server became modern) is replaced in the store; malformed store content is ignored', async () => {
+    const server = await countingServer('legacy');
+    const store = memoryStore();
+    try {
+      httpEraCache.persistIn(store);
+      await oneSession(server.url, server.requests);
+      store.held = { ...(store.held as object), ['x'.repeat(500)]: 'legacy', other: 'ancient' };
+      restartWith(store);
+      server.become('modern');
+      server.requests.length = 0;
+      const later = await oneSession(server.url, server.requests);
+      assert.equal(later.era, 'modern');
+      assert.equal(posts(server.requests)[0], 'POST initialize', 'the remembered legacy era was tried first');
+      assert.deepEqual(Object.values(store.held as object), ['modern'], 'the store now says modern (and dropped what it could not read)');
+
+      restartWith(memoryStore());
+      server.requests.length = 0;
+      await oneSession(server.url, server.requests);
+      assert.equal(posts(server.requests)[0], 'POST server/discover', 'an empty store teaches nothing');
     } finally {
       await server.close();
     }
