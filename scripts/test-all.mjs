@@ -40,6 +40,18 @@ const failures = [];
 /** Failed tests by name (each layer's own marks), repeated at the end where CI's tail shows them. */
 const failingTests = new Set();
 
+/**
+ * The failed test a line of a layer's output names, if any: the VS Code runner names its failures
+ * once at its end, the conformance runner marks a failed scenario with ✗ (unless its baseline
+ * expects it), node:test with ✖ (a todo that fails does not fail the run).
+ */
+function failedTestIn(layerName, line) {
+  if (layerName === 'vscode') return /^Failed test: (.+)$/.exec(line)?.[1];
+  if (layerName.startsWith('conformance')) return line.includes('expected (') ? undefined : /^\s*✗ (.+)$/.exec(line)?.[1];
+  if (/# TODO\s*$/.test(line)) return undefined;
+  return /^\s*✖ (?!failing tests:)(.+?)(?: \([\d.]+m?s\))?$/.exec(line)?.[1];
+}
+
 function run(layer) {
   return new Promise((resolve) => {
     const started = Date.now();
@@ -57,9 +69,8 @@ function run(layer) {
       for (const line of lines) {
         const skip = /^\s*﹣ (.+?)(?: \([\d.]+m?s\))? # (?:SKIP)?(.*)$/.exec(line);
         if (skip && layer.counts) skippedNames.push(`${skip[1]}${skip[2] ? ` (${skip[2].trim()})` : ''} [${layer.name}]`);
-        // The VS Code runner names its failures once at its end; node:test marks them with ✖.
-        const failing = layer.name === 'vscode' ? /^Failed test: (.+)$/.exec(line) : /^\s*✖ (?!failing tests:)(.+?)(?: \([\d.]+m?s\))?$/.exec(line);
-        if (failing && layer.counts) failingTests.add(`${failing[1].slice(0, 400)} [${layer.name}]`);
+        const failing = layer.counts ? failedTestIn(layer.name, line) : undefined;
+        if (failing) failingTests.add(`${failing.slice(0, 400)} [${layer.name}]`);
         const listed = /^Skipped: (.+)$/.exec(line);
         if (listed && layer.counts && layer.name !== 'unit' && layer.name !== 'process') skippedNames.push(...listed[1].split('; ').map((t) => `${t} [${layer.name}]`));
       }

@@ -34,13 +34,24 @@ function run(name, cmd, cmdArgs, env = {}) {
     const child = spawn(cmd, cmdArgs, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
     let lastCounts;
     let skippedLine;
+    let pendingLine = '';
+    const readLine = (line) => {
+      const counts = [...line.matchAll(/(\d+) passed, (\d+) failed/g)].pop();
+      if (counts) lastCounts = counts;
+      const skipped = /^Skipped: (.+)$/.exec(line);
+      if (skipped) skippedLine = skipped[1];
+      const failing = /^(?:Failing: |  ✖ )(.+)$/.exec(line);
+      if (failing) failingTests.push(`${failing[1].slice(0, 400)} (${name})`);
+    };
     child.stdout.on('data', (chunk) => {
       process.stdout.write(chunk);
-      for (const m of chunk.toString().matchAll(/(\d+) passed, (\d+) failed/g)) lastCounts = m;
-      for (const m of chunk.toString().matchAll(/^Skipped: (.+)$/gm)) skippedLine = m[1];
-      for (const m of chunk.toString().matchAll(/^(?:Failing: |  ✖ )(.+)$/gm)) failingTests.push(`${m[1].split('\n', 1)[0].slice(0, 400)} (${name})`);
+      // Whole lines only: a line may come in two chunks.
+      const lines = (pendingLine + chunk.toString()).split('\n');
+      pendingLine = lines.pop() ?? '';
+      lines.forEach(readLine);
     });
     child.on('close', (code) => {
+      readLine(pendingLine);
       if (skippedLine) skippedNames.push(...skippedLine.split('; ').map((t) => `${t} (${name})`));
       if (lastCounts) {
         passed += Number(lastCounts[1]);

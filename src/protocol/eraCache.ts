@@ -45,12 +45,7 @@ export class EraCache {
   persistIn(store: EraStore | undefined): void {
     this.store = store;
     this.persisted.clear();
-    const held = store?.read();
-    if (typeof held !== 'object' || held === null) return;
-    for (const [digest, era] of Object.entries(held)) {
-      if (this.persisted.size >= MAX_ENDPOINTS) break;
-      if (digest.length <= 64 && (era === 'legacy' || era === 'modern')) this.persisted.set(digest, era);
-    }
+    for (const [digest, era] of readStore(store)) this.persisted.set(digest, era);
   }
 
   /** The era remembered for the endpoint (in this process, or by an earlier one), if any. */
@@ -90,28 +85,49 @@ export class EraCache {
     setBounded(this.known, key, era, MAX_ENDPOINTS);
     if (!this.store) return;
     const digest = digestOf(key);
-    if (this.persisted.get(digest) === era) return;
-    setBounded(this.persisted, digest, era, MAX_ENDPOINTS);
-    this.save();
+    if (this.persisted.get(digest) !== era) this.save(digest, era);
   }
 
   /** The remembered era proved wrong: the next contact probes again (in later processes, too). */
   forget(key: string): void {
     this.known.delete(key);
-    if (this.store && this.persisted.delete(digestOf(key))) this.save();
+    if (this.store && this.persisted.has(digestOf(key))) this.save(digestOf(key), undefined);
   }
 
-  private save(): void {
-    this.store?.write(Object.fromEntries(this.persisted));
+  /**
+   * Writes one change (undefined: forgotten) over what the store holds now: another VS Code
+   * window may have written since this one read it.
+   */
+  private save(digest: string, era: ProtocolEra | undefined): void {
+    const store = this.store;
+    if (!store) return;
+    this.persisted.clear();
+    for (const [d, e] of readStore(store)) this.persisted.set(d, e);
+    if (era === undefined) this.persisted.delete(digest);
+    else setBounded(this.persisted, digest, era, MAX_ENDPOINTS);
+    store.write(Object.fromEntries(this.persisted));
   }
 
-  /** Forgets every endpoint of this process (tests); a store keeps what it holds. */
+  /** Forgets every endpoint (tests), and stops persisting; the store keeps what it holds. */
   clear(): void {
     this.known.clear();
     this.persisted.clear();
+    this.store = undefined;
     for (const flight of this.flights.values()) flight.settle(undefined);
     this.flights.clear();
   }
+}
+
+/** The well-formed entries a store holds (at most MAX_ENDPOINTS); anything else in it is ignored. */
+function readStore(store: EraStore | undefined): Array<[string, ProtocolEra]> {
+  const held = store?.read();
+  if (typeof held !== 'object' || held === null) return [];
+  const entries: Array<[string, ProtocolEra]> = [];
+  for (const [digest, era] of Object.entries(held)) {
+    if (entries.length >= MAX_ENDPOINTS) break;
+    if (digest.length <= 64 && (era === 'legacy' || era === 'modern')) entries.push([digest, era]);
+  }
+  return entries;
 }
 
 function digestOf(key: string): string {

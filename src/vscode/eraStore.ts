@@ -7,6 +7,7 @@ const STATE_KEY = 'mcpHost.endpointEras';
 export function globalStateEraStore(state: vscode.Memento): EraStore {
   return {
     read: () => state.get<unknown>(STATE_KEY),
-    write: (eras) => void state.update(STATE_KEY, eras),
+    // A failed write costs a later start one probe, nothing more.
+    write: (eras) => void state.update(STATE_KEY, eras).then(undefined, () => undefined),
   };
 }

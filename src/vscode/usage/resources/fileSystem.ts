@@ -25,6 +25,7 @@ const FRESH_MS = 2000;
 
 /** A resources/read on its way; `address` lets an invalidation drop it (its answer may predate the change). */
 interface PendingRead {
+  uri: vscode.Uri;
   address: ResourceAddress | undefined;
   promise: Promise<ResourceEntry>;
 }
@@ -53,7 +54,7 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
     if (!options.fresh && cached && !cached.stale && Date.now() - cached.fetchedAt < FRESH_MS) return Promise.resolve(cached);
     const running = this.inflight.get(key);
     if (running && !options.fresh) return running.promise;
-    const pending: PendingRead = { address: parseResourceDocumentUri(uri), promise: Promise.resolve(undefined as never) };
+    const pending: PendingRead = { uri, address: parseResourceDocumentUri(uri), promise: Promise.resolve(undefined as never) };
     // Only the newest read of a key, not invalidated since it began, is kept as the document's text.
     const isCurrent = () => this.inflight.get(key) === pending;
     pending.promise = this.fetch(uri, cached, isCurrent).finally(() => {
@@ -91,8 +92,13 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
       const address = parseResourceDocumentUri(uri);
       if (address && match(address)) changed.set(uri.toString(), uri);
     }
-    // A read already on its way may carry the text from before the change: the next load starts anew.
-    for (const [key, pending] of this.inflight) if (pending.address && match(pending.address)) this.inflight.delete(key);
+    // A read already on its way may carry the text from before the change: the next load starts
+    // anew, and its document (maybe being opened, so in no list yet) is told to load.
+    for (const [key, pending] of this.inflight) {
+      if (!pending.address || !match(pending.address)) continue;
+      this.inflight.delete(key);
+      changed.set(key, pending.uri);
+    }
     if (changed.size) this.emitter.fire([...changed.values()].map((uri) => ({ type: vscode.FileChangeType.Changed, uri })));
     return changed.size;
   }
