@@ -2,9 +2,9 @@
 // cache it "for the lifetime of the server process (stdio) or origin (HTTP)"). An 'auto' client
 // whose endpoint's era is known skips the server/discover probe of a legacy server; concurrent
 // first contacts share one probe. Stdio has no key: its era lives and dies with its process.
-import { createHash } from 'node:crypto';
 import type { ProtocolEra } from './era';
 import { setBounded } from '../util/boundedMap';
+import { textDigest } from '../util/digest';
 
 /**
  * Where remembered eras outlive the process (the extension's globalState), as versioning.mdx
@@ -30,6 +30,8 @@ export interface ProbeClaim {
 
 /** Endpoints remembered at most (a process talks to its configured servers; the bound is for any other). */
 const MAX_ENDPOINTS = 512;
+/** The characters of an endpoint key's digest kept in the store (192 bits). */
+const DIGEST_LENGTH = 32;
 
 export class EraCache {
   private readonly known = new Map<string, ProtocolEra>();
@@ -52,7 +54,7 @@ export class EraCache {
   eraOf(key: string): ProtocolEra | undefined {
     const known = this.known.get(key);
     if (known !== undefined || this.persisted.size === 0) return known;
-    const earlier = this.persisted.get(digestOf(key));
+    const earlier = this.persisted.get(textDigest(key, DIGEST_LENGTH));
     if (earlier !== undefined) setBounded(this.known, key, earlier, MAX_ENDPOINTS);
     return earlier;
   }
@@ -84,14 +86,16 @@ export class EraCache {
   remember(key: string, era: ProtocolEra): void {
     setBounded(this.known, key, era, MAX_ENDPOINTS);
     if (!this.store) return;
-    const digest = digestOf(key);
+    const digest = textDigest(key, DIGEST_LENGTH);
     if (this.persisted.get(digest) !== era) this.save(digest, era);
   }
 
   /** The remembered era proved wrong: the next contact probes again (in later processes, too). */
   forget(key: string): void {
     this.known.delete(key);
-    if (this.store && this.persisted.has(digestOf(key))) this.save(digestOf(key), undefined);
+    if (!this.store) return;
+    const digest = textDigest(key, DIGEST_LENGTH);
+    if (this.persisted.has(digest)) this.save(digest, undefined);
   }
 
   /**
@@ -128,10 +132,6 @@ function readStore(store: EraStore | undefined): Array<[string, ProtocolEra]> {
     if (digest.length <= 64 && (era === 'legacy' || era === 'modern')) entries.push([digest, era]);
   }
   return entries;
-}
-
-function digestOf(key: string): string {
-  return createHash('sha256').update(key).digest('base64url').slice(0, 32);
 }
 
 /** The one cache of this process: every McpClient over HTTP shares it. */

@@ -3,8 +3,8 @@
 // offers the optional GET stream (2025-03-26..2025-11-25 Streamable HTTP: a server without one
 // answers the GET with 405), so that later sessions do not ask again.
 
-import { createHash } from 'node:crypto';
 import { setBounded } from '../util/boundedMap';
+import { textDigest } from '../util/digest';
 
 /** Endpoints remembered at most (a process talks to its configured servers; the bound is for any other). */
 const MAX_ENDPOINTS = 512;
@@ -28,10 +28,10 @@ export function endpointKeyOf(href: string): string {
 function computeEndpointKey(href: string): string {
   try {
     const url = new URL(href);
-    const query = url.search === '' ? '' : `?#${createHash('sha256').update(url.search).digest('base64url').slice(0, 22)}`;
+    const query = url.search === '' ? '' : `?#${textDigest(url.search, 22)}`;
     return `${url.origin}${url.pathname}${query}`;
   } catch {
-    return createHash('sha256').update(href).digest('base64url');
+    return textDigest(href);
   }
 }
 

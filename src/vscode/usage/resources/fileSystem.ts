@@ -54,10 +54,11 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
     if (!options.fresh && cached && !cached.stale && Date.now() - cached.fetchedAt < FRESH_MS) return Promise.resolve(cached);
     const running = this.inflight.get(key);
     if (running && !options.fresh) return running.promise;
-    const pending: PendingRead = { uri, address: parseResourceDocumentUri(uri), promise: Promise.resolve(undefined as never) };
+    const address = parseResourceDocumentUri(uri);
+    const pending: PendingRead = { uri, address, promise: Promise.resolve(undefined as never) };
     // Only the newest read of a key, not invalidated since it began, is kept as the document's text.
     const isCurrent = () => this.inflight.get(key) === pending;
-    pending.promise = this.fetch(uri, cached, isCurrent).finally(() => {
+    pending.promise = this.fetch(uri, address, cached, isCurrent).finally(() => {
       if (isCurrent()) this.inflight.delete(key);
     });
     this.inflight.set(key, pending);
@@ -103,8 +104,7 @@ export class ResourceFileSystem implements vscode.FileSystemProvider, vscode.Dis
     return changed.size;
   }
 
-  private async fetch(uri: vscode.Uri, previous: ResourceEntry | undefined, isCurrent: () => boolean): Promise<ResourceEntry> {
-    const address = parseResourceDocumentUri(uri);
+  private async fetch(uri: vscode.Uri, address: ResourceAddress | undefined, previous: ResourceEntry | undefined, isCurrent: () => boolean): Promise<ResourceEntry> {
     if (!address) throw vscode.FileSystemError.FileNotFound(uri);
     const server = this.findServer(address.serverName);
     if (!server) throw vscode.FileSystemError.Unavailable(`MCP Host: no server named "${address.serverName}" is configured`);

@@ -14,10 +14,10 @@ export function openResourceTabs(): vscode.Uri[] {
   return uris.filter((u) => u.scheme === RESOURCE_SCHEME);
 }
 
-/** Every resource document VS Code holds: in a tab, or open as a text document without one. */
-export function openResourceDocuments(): vscode.Uri[] {
+/** Every resource document VS Code holds: in a tab (`tabs`, if already listed), or open as a text document without one. */
+export function openResourceDocuments(tabs: readonly vscode.Uri[] = openResourceTabs()): vscode.Uri[] {
   const byKey = new Map<string, vscode.Uri>();
-  for (const uri of openResourceTabs()) byKey.set(uri.toString(), uri);
+  for (const uri of tabs) byKey.set(uri.toString(), uri);
   for (const doc of vscode.workspace.textDocuments) if (doc.uri.scheme === RESOURCE_SCHEME) byKey.set(doc.uri.toString(), doc.uri);
   return [...byKey.values()];
 }

@@ -76,7 +76,7 @@ export class ResourceSubscriptions implements vscode.Disposable {
       if (!set) wanted.set(address.serverName, (set = new Set()));
       set.add(address.resourceUri);
     }
-    this.fs.forgetExcept(new Set(openResourceDocuments().map((u) => u.toString())));
+    this.fs.forgetExcept(new Set(openResourceDocuments(open).map((u) => u.toString())));
 
     const live = new Set<string>();
     const ops: Promise<unknown>[] = [];

@@ -1,0 +1,9 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A SHA-256 digest of `text` in base64url, cut to `length` characters: a key that stands for a
+ * text which may hold a credential (a URL's query or path), never the text itself.
+ */
+export function textDigest(text: string, length = 43): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, length);
+}
