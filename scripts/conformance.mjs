@@ -86,7 +86,9 @@ function runSuiteCli(node, args) {
     const child = spawn(node, ['--import', LOOPBACK, SUITE_CLI, 'client', ...args], {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      // MCP_HOST_ERA_FILE off: each scenario meets its server as new (the suite reuses ports; an
+      // era remembered from another scenario or an earlier run would skip the probe it may check).
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', MCP_HOST_ERA_FILE: 'off' },
     });
     let output = '';
     child.stdout.on('data', (c) => (output += c));

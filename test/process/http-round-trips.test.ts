@@ -18,6 +18,10 @@ import { createHttpTransport } from '../../src/transport/http';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { testEnvironment } from '../helpers/host';
+import { runCli } from '../helpers/cli';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 const SESSION = 'round-trip-session';
 
@@ -372,6 +376,38 @@ describe('eras kept across restarts (versioning.mdx: clients MAY persist them)',
       assert.equal(posts(server.requests)[0], 'POST server/discover', 'an empty store teaches nothing');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('the CLI keeps eras across runs (MCP_HOST_ERA_FILE)', () => {
+  test('a second run sends no probe to a legacy endpoint the first found; the file holds digests, not URLs; off and a malformed file teach nothing', async () => {
+    const server = await countingServer('legacy');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-eras-'));
+    const eraFile = path.join(dir, 'cache', 'endpoint-eras.json');
+    const url = `${server.url}?key=sk-secret-in-query`;
+    const list = async (file: string) => {
+      server.requests.length = 0;
+      const run = await runCli(['list', '--url', url], { env: { ...process.env, MCP_HOST_ERA_FILE: file } });
+      assert.equal(run.code, 0, run.stderr);
+      return posts(server.requests);
+    };
+    try {
+      assert.equal((await list(eraFile))[0], 'POST server/discover');
+      const saved = fs.readFileSync(eraFile, 'utf8');
+      assert.deepEqual(Object.values(JSON.parse(saved) as object), ['legacy']);
+      for (const part of ['127.0.0.1', new URL(server.url).port, 'sk-secret', 'http']) assert.ok(!saved.includes(part), `the file names no part of the URL (${part}): ${saved}`);
+      assert.deepEqual(fs.readdirSync(path.dirname(eraFile)), ['endpoint-eras.json'], 'no temporary file left');
+
+      assert.equal((await list(eraFile))[0], 'POST initialize', 'the second run knows the era: no probe');
+      assert.equal((await list('off'))[0], 'POST server/discover', "'off' reads no file");
+
+      fs.writeFileSync(eraFile, '{"not json');
+      assert.equal((await list(eraFile))[0], 'POST server/discover', 'a malformed file is ignored');
+      assert.deepEqual(Object.values(JSON.parse(fs.readFileSync(eraFile, 'utf8')) as object), ['legacy'], 'and replaced');
+    } finally {
+      await server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });
