@@ -155,61 +155,62 @@ export const SCENARIOS = {
   // Streamable HTTP: the same work against one running test/fixtures/bench-http-server.mjs
   // (run.mjs starts it once; a worker run by hand starts its own). There is no process to
   // spawn, so the first scenario is a new session's handshake, and "50 servers" becomes 50
-  // sessions opened at once on that server. JSON answers unless the title says SSE. Fewer runs
-  // than over stdio, to keep the bench within about 2 more minutes: a run lasts longer here.
+  // sessions opened at once on that server. JSON answers unless the title says SSE. The shorter
+  // a run, the more runs: with 3 to 5, the median of a row moved by up to 0.1x between benches
+  // of the same build (ratios of 1.07 and 1.20 for the 256 calls in flight).
   http_handshake_list: {
     transport: 'http',
     title: `HTTP: new session + handshake + tools/list (x${HTTP_HANDSHAKES} in turn)`,
-    runs: 5,
+    runs: 9,
     run: (client) => handshakes(client, HTTP_HANDSHAKES),
   },
 
   http_sequential_calls: {
     transport: 'http',
     title: `HTTP: ${HTTP_SEQUENTIAL_CALLS.toLocaleString('en')} sequential small tools/call`,
-    runs: 3,
+    runs: 5,
     run: sequential(HTTP_SEQUENTIAL_CALLS),
   },
 
   http_concurrent_calls: {
     transport: 'http',
     title: `HTTP: ${HTTP_CONCURRENT_CALLS.toLocaleString('en')} tools/call, ${IN_FLIGHT} in flight`,
-    runs: 5,
+    runs: 11,
     run: concurrent(HTTP_CONCURRENT_CALLS),
   },
 
   http_large_results: {
     transport: 'http',
     title: `HTTP: ${LARGE_RESULTS} tool results of ${LARGE_BYTES / MB} MB`,
-    runs: 5,
+    runs: 7,
     run: largeResults(),
   },
 
   http_tools_list_5000: {
     transport: 'http',
     title: `HTTP: tools/list of ${MANY_TOOLS.toLocaleString('en')} tools (x${MANY_TOOLS_LISTS})`,
-    runs: 5,
+    runs: 9,
     run: manyTools(),
   },
 
   http_50_sessions: {
     transport: 'http',
     title: `HTTP: ${HTTP_SESSIONS} sessions opened at once, until all ready`,
-    runs: 5,
+    runs: 11,
     run: openAtOnce(HTTP_SESSIONS),
   },
 
   http_sse_concurrent_calls: {
     transport: 'http',
     title: `HTTP SSE: ${HTTP_CONCURRENT_CALLS.toLocaleString('en')} tools/call, ${IN_FLIGHT} in flight`,
-    runs: 3,
+    runs: 9,
     run: concurrent(HTTP_CONCURRENT_CALLS, { sse: true }),
   },
 
   http_sse_large_results: {
     transport: 'http',
     title: `HTTP SSE: ${LARGE_RESULTS} tool results of ${LARGE_BYTES / MB} MB`,
-    runs: 3,
+    runs: 5,
     run: largeResults({ sse: true }),
   },
 };

@@ -1,9 +1,7 @@
 import { runCli } from './cli/main';
 import { printable } from './cli/printable';
-import { eraFilePath, fileEraStore } from './cli/eraFile';
 import { environmentProxyAgents, hasProxyVariables } from './cli/proxy';
 import { whenRemoteLoads } from './host/loadRemote';
-import { httpEraCache } from './protocol/eraCache';
 
 // The headless CLI: the core floor plus config parsing, no `vscode`.
 // A reader that goes away (`| head`) ends the output, not the run with a stack trace.
@@ -15,12 +13,9 @@ for (const stream of [process.stdout, process.stderr]) {
 
 // HTTPS_PROXY / HTTP_PROXY / NO_PROXY for remote servers (the extension leaves proxies to VS Code),
 // and keep-alive agents of the CLI's own for direct connections (cheaper per request than Node's global ones).
-// The eras of remote endpoints known from earlier runs (eraFile.ts): no era probe to a server already known.
-whenRemoteLoads((remote) => {
-  remote.useHttpAgents(hasProxyVariables(process.env) ? environmentProxyAgents(remote.ownKeepAliveAgents) : remote.ownKeepAliveAgents);
-  const eraFile = eraFilePath(process.env);
-  if (eraFile !== undefined) httpEraCache.persistIn(fileEraStore(eraFile));
-});
+whenRemoteLoads((remote) =>
+  remote.useHttpAgents(hasProxyVariables(process.env) ? environmentProxyAgents(remote.ownKeepAliveAgents) : remote.ownKeepAliveAgents),
+);
 
 // Every character printed passes through printable(): server text is untrusted (no escapes reach the terminal).
 runCli(process.argv.slice(2), {

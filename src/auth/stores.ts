@@ -2,7 +2,7 @@
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { temporaryNameFor } from '../util/temporaryFile';
 import type { SecretStore } from './types';
 
 export class MemorySecretStore implements SecretStore {
@@ -84,7 +84,7 @@ export class FileSecretStore implements SecretStore {
   private async write(all: Record<string, unknown>): Promise<void> {
     const dir = path.dirname(this.file);
     await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
-    const tmp = `${this.file}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
+    const tmp = temporaryNameFor(this.file);
     try {
       await fs.promises.writeFile(tmp, JSON.stringify(all, null, 2), { mode: 0o600, flag: 'wx' });
       await fs.promises.rename(tmp, this.file);

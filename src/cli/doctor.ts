@@ -20,7 +20,8 @@ export const DOCTOR_USAGE = `Usage: mcp-host doctor [--config FILE] [--server NA
   \${input:}: whether they have a value, never the value); the command (where on PATH, and whether
   your login shell's PATH has it when the PATH here does not); npx/uvx and which package version
   they would run; cwd; envFile; for remote servers DNS, TLS and authentication (whether a token is
-  held); then a dry handshake (era, protocol version, capabilities, first stderr lines, time).
+  held); then a dry handshake (era, protocol version, capabilities, first stderr lines, time;
+  a remote server is always probed afresh, whatever earlier runs remembered).
   Without --server, every server of the file; without --config, .vscode/mcp.json of this folder.
   --json         the reports as JSON: {"verdict": …, "servers": [{server, source, transport,
                  checks: [{id, title, status, detail, fix?}], verdict, summary}]}

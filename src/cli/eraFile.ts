@@ -1,29 +1,58 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { EraStore } from '../protocol/eraCache';
+import { whenRemoteLoads } from '../host/loadRemote';
+import { httpEraCache, type EraStore, type PersistedEra } from '../protocol/eraCache';
+import { temporaryNameFor } from '../util/temporaryFile';
+
+let remembering = false;
 
 /**
- * Where the CLI keeps the eras of the remote endpoints it has talked to, so that its next run
- * sends no era probe to a server already known (versioning.mdx: clients MAY persist the era).
- * MCP_HOST_ERA_FILE names another file, or 'off' for none (each run then probes once per endpoint).
+ * From now on, remote endpoints get the eras earlier runs learned, and what this run learns is kept
+ * for later ones; read when the first remote server is used (a run of stdio servers reads nothing).
+ */
+export function rememberErasAcrossRuns(env: NodeJS.ProcessEnv): void {
+  if (remembering) return;
+  remembering = true;
+  const file = eraFilePath(env);
+  if (file !== undefined) whenRemoteLoads(() => httpEraCache.persistIn(fileEraStore(file)));
+}
+
+/** Values of MCP_HOST_ERA_FILE that mean no file (any case). */
+const OFF_VALUES = new Set(['off', 'none', 'no', 'false', '0']);
+
+/**
+ * Where the CLI keeps the eras of the remote endpoints it has talked to, so that its next runs
+ * send no era probe to a server already known (versioning.mdx: clients MAY persist the era; each
+ * entry is trusted for a day, eraCache.ts). MCP_HOST_ERA_FILE names another file, or 'off' for
+ * none. Default: $XDG_CACHE_HOME/mcp-host/endpoint-eras.json, else ~/.cache/mcp-host/... (a
+ * relative XDG_CACHE_HOME is ignored, as the XDG spec says). Undefined: no file (also when the
+ * home directory cannot be found: the CLI works on, probing once per endpoint).
  */
 export function eraFilePath(env: NodeJS.ProcessEnv): string | undefined {
   const given = env.MCP_HOST_ERA_FILE;
-  if (given === 'off') return undefined;
+  if (given !== undefined && OFF_VALUES.has(given.trim().toLowerCase())) return undefined;
   if (given) return given;
-  const cacheHome = env.XDG_CACHE_HOME || path.join(env.HOME || os.homedir(), '.cache');
-  return path.join(cacheHome, 'mcp-host', 'endpoint-eras.json');
+  const xdg = env.XDG_CACHE_HOME;
+  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'mcp-host', 'endpoint-eras.json');
+  try {
+    return path.join(env.HOME || os.homedir(), '.cache', 'mcp-host', 'endpoint-eras.json');
+  } catch {
+    // os.homedir() throws for a user without a passwd entry and no HOME.
+    return undefined;
+  }
 }
 
-/** The store's file holds 512 digests at most (eraCache.ts), well under this; a larger file is not ours to read. */
-const MAX_FILE_BYTES = 64 * 1024;
+/** The store's file holds 512 entries at most (eraCache.ts), well under this; a larger file is not ours to read. */
+const MAX_FILE_BYTES = 128 * 1024;
 
 /**
  * The eras in a JSON file: digests of endpoint keys, never a URL (eraCache.ts). Read and written
- * whole, synchronously (a few KiB, once per run and once per era learned); the write goes to a
- * temporary file renamed over the old one, so a CLI run beside another never reads half a file.
- * A file that cannot be read or written costs a probe, nothing more: errors are ignored.
+ * whole, synchronously (a few KiB, once per run and once per era learned), so that two updates of
+ * one run never interleave; the write goes to a temporary file renamed over the old one, so a run
+ * beside another never reads half a file (two runs that learn at the same moment may each keep
+ * only their own update: the other endpoint is probed once more). A file that cannot be read or
+ * written costs a probe, nothing more: errors are ignored.
  */
 export function fileEraStore(file: string): EraStore {
   return {
@@ -34,24 +63,26 @@ export function fileEraStore(file: string): EraStore {
 
 function readEraFile(file: string): unknown {
   try {
-    if (fs.statSync(file).size > MAX_FILE_BYTES) return undefined;
+    // Only a regular file: a FIFO or a device would block the read (and the CLI with it).
+    const stat = fs.statSync(file);
+    if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return undefined;
     return JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
   } catch {
     return undefined;
   }
 }
 
-function writeEraFile(file: string, eras: Record<string, string>): void {
-  const temporary = `${file}.${process.pid}.tmp`;
+function writeEraFile(file: string, eras: Record<string, PersistedEra>): void {
+  const temporary = temporaryNameFor(file);
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(temporary, `${JSON.stringify(eras)}\n`, { mode: 0o600 });
+    fs.writeFileSync(temporary, `${JSON.stringify(eras)}\n`, { mode: 0o600, flag: 'wx' });
     fs.renameSync(temporary, file);
   } catch {
     try {
       fs.rmSync(temporary, { force: true });
     } catch {
-      // Left behind: the next write of this process id replaces it.
+      // Nothing more to do: a stray temporary file holds digests only.
     }
   }
 }

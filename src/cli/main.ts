@@ -5,6 +5,7 @@ import { Redactor } from '../host/redact';
 import type { McpClient } from '../protocol/client';
 import { HelpRequested, parseArgs, type Options } from './args';
 import { runCall } from './call';
+import { rememberErasAcrossRuns } from './eraFile';
 import { oneLine } from './failure';
 import { ExitCode, type CliIo } from './io';
 import { runList } from './list';
@@ -25,6 +26,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
   if (argv[0] === 'report') return (await import('./report')).runReport(argv.slice(1), io);
   // The doctor: a checklist of what keeps a server from starting (src/cli/doctor.ts).
   if (argv[0] === 'doctor') return (await import('./doctor')).runDoctor(argv.slice(1), io);
+  // The doctor and the report (above) probe each server as it is now; every other command uses
+  // the eras that earlier runs learned (eraFile.ts).
+  rememberErasAcrossRuns(io.env);
   // The gateway: the configured servers shared with other MCP clients (src/cli/serve.ts).
   if (argv[0] === 'serve') return (await import('./serve')).runServe(argv.slice(1), io);
   // An MCP registry: search, add, list --registry NAME (src/cli/registry.ts).

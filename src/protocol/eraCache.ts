@@ -7,14 +7,28 @@ import { setBounded } from '../util/boundedMap';
 import { textDigest } from '../util/digest';
 
 /**
- * Where remembered eras outlive the process (the extension's globalState), as versioning.mdx
- * allows ("MAY persist it across restarts"). Its keys are digests of endpoint keys: an endpoint's
- * path or query can hold a credential, and a digest is all a lookup needs.
+ * Where remembered eras outlive the process (the extension's globalState, the CLI's file), as
+ * versioning.mdx allows ("MAY persist it across restarts"). Its keys are digests of endpoint keys:
+ * an endpoint's path or query can hold a credential, and a digest is all a lookup needs.
  */
 export interface EraStore {
   read(): unknown;
-  write(eras: Record<string, ProtocolEra>): void;
+  write(eras: Record<string, PersistedEra>): void;
 }
+
+/** An era in the store, and when a probe learned it (ms since the epoch). */
+export interface PersistedEra {
+  readonly era: ProtocolEra;
+  readonly learnedAt: number;
+}
+
+/**
+ * How long a persisted era is trusted. A remembered legacy endpoint gets initialize, which a
+ * server that became dual-era still answers: without an end, it would never be probed again and
+ * never be spoken to in the modern era. After a day the next contact probes (one round trip).
+ */
+export const PERSISTED_ERA_TTL_MS = 24 * 60 * 60 * 1000;
+const REWRITE_AFTER_MS = 60 * 60 * 1000;
 
 /** A probe under way: its answer (undefined when it failed and taught nothing). */
 interface ProbeFlight {
@@ -37,7 +51,7 @@ export class EraCache {
   private readonly known = new Map<string, ProtocolEra>();
   private readonly flights = new Map<string, ProbeFlight>();
   /** What earlier processes learned, by digest of the endpoint key (see EraStore). */
-  private readonly persisted = new Map<string, ProtocolEra>();
+  private readonly persisted = new Map<string, PersistedEra>();
   private store: EraStore | undefined;
 
   /**
@@ -54,7 +68,7 @@ export class EraCache {
   eraOf(key: string): ProtocolEra | undefined {
     const known = this.known.get(key);
     if (known !== undefined || this.persisted.size === 0) return known;
-    const earlier = this.persisted.get(textDigest(key, DIGEST_LENGTH));
+    const earlier = this.persisted.get(textDigest(key, DIGEST_LENGTH))?.era;
     if (earlier !== undefined) setBounded(this.known, key, earlier, MAX_ENDPOINTS);
     return earlier;
   }
@@ -87,7 +101,12 @@ export class EraCache {
     setBounded(this.known, key, era, MAX_ENDPOINTS);
     if (!this.store) return;
     const digest = textDigest(key, DIGEST_LENGTH);
-    if (this.persisted.get(digest) !== era) this.save(digest, era);
+    const held = this.persisted.get(digest);
+    const now = Date.now();
+    // A probe that taught it again restarts the entry's day; a modern endpoint, probed by every
+    // handshake (server/discover is its handshake), rewrites the store once an hour at most.
+    if (held?.era === era && now - held.learnedAt < REWRITE_AFTER_MS) return;
+    this.save(digest, { era, learnedAt: now });
   }
 
   /** The remembered era proved wrong: the next contact probes again (in later processes, too). */
@@ -102,13 +121,13 @@ export class EraCache {
    * Writes one change (undefined: forgotten) over what the store holds now: another VS Code
    * window may have written since this one read it.
    */
-  private save(digest: string, era: ProtocolEra | undefined): void {
+  private save(digest: string, entry: PersistedEra | undefined): void {
     const store = this.store;
     if (!store) return;
     this.persisted.clear();
     for (const [d, e] of readStore(store)) this.persisted.set(d, e);
-    if (era === undefined) this.persisted.delete(digest);
-    else setBounded(this.persisted, digest, era, MAX_ENDPOINTS);
+    if (entry === undefined) this.persisted.delete(digest);
+    else setBounded(this.persisted, digest, entry, MAX_ENDPOINTS);
     store.write(Object.fromEntries(this.persisted));
   }
 
@@ -122,14 +141,23 @@ export class EraCache {
   }
 }
 
-/** The well-formed entries a store holds (at most MAX_ENDPOINTS); anything else in it is ignored. */
-function readStore(store: EraStore | undefined): Array<[string, ProtocolEra]> {
+/**
+ * The well-formed entries a store holds that are less than a day old (at most MAX_ENDPOINTS);
+ * anything else in it is ignored, and dropped by the next write. One learned "in the future" (the
+ * clock was set back) counts as learned now.
+ */
+function readStore(store: EraStore | undefined): Array<[string, PersistedEra]> {
   const held = store?.read();
   if (typeof held !== 'object' || held === null) return [];
-  const entries: Array<[string, ProtocolEra]> = [];
-  for (const [digest, era] of Object.entries(held)) {
+  const now = Date.now();
+  const entries: Array<[string, PersistedEra]> = [];
+  for (const [digest, value] of Object.entries(held)) {
     if (entries.length >= MAX_ENDPOINTS) break;
-    if (digest.length <= 64 && (era === 'legacy' || era === 'modern')) entries.push([digest, era]);
+    if (digest.length > 64 || typeof value !== 'object' || value === null) continue;
+    const { era, learnedAt } = value as Partial<Record<keyof PersistedEra, unknown>>;
+    if ((era !== 'legacy' && era !== 'modern') || typeof learnedAt !== 'number' || !Number.isFinite(learnedAt)) continue;
+    const age = now - Math.min(learnedAt, now);
+    if (age < PERSISTED_ERA_TTL_MS) entries.push([digest, { era, learnedAt: Math.min(learnedAt, now) }]);
   }
   return entries;
 }

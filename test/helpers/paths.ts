@@ -5,9 +5,10 @@ export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
 export const FIXTURES_DIR = path.join(REPO_ROOT, 'test', 'fixtures');
 export const NODE_MODULES = path.join(REPO_ROOT, 'node_modules');
 
-// Every CLI a test starts inherits this: no test reads or writes the user's era file, and no test
-// teaches another (they reuse ports) which endpoint is legacy. Tests of the era file set their own.
-process.env.MCP_HOST_ERA_FILE ??= 'off';
+// Every CLI a test starts inherits this (over a developer's own setting): no test reads or writes
+// the user's era file, and no test teaches another (they reuse ports) which endpoint is legacy.
+// Tests of the era file set their own.
+process.env.MCP_HOST_ERA_FILE = 'off';
 
 export function fixture(name: string): string {
   return path.join(FIXTURES_DIR, name);

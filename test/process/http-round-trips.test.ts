@@ -12,13 +12,14 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpClient } from '../../src/protocol/client';
 import type { ProtocolEraSetting } from '../../src/protocol/era';
-import { httpEraCache, type EraStore } from '../../src/protocol/eraCache';
+import { httpEraCache, PERSISTED_ERA_TTL_MS, type EraStore } from '../../src/protocol/eraCache';
 import { endpointKeyOf, getStreamMemory } from '../../src/transport/endpointMemory';
 import { createHttpTransport } from '../../src/transport/http';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { testEnvironment } from '../helpers/host';
 import { runCli } from '../helpers/cli';
+import { REPO_ROOT } from '../helpers/paths';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -318,12 +319,17 @@ function memoryStore(): EraStore & { held: unknown; writes: number } {
     held: undefined as unknown,
     writes: 0,
     read: () => store.held,
-    write: (eras: Record<string, string>) => {
+    write: (eras: Record<string, unknown>) => {
       store.held = JSON.parse(JSON.stringify(eras));
       store.writes++;
     },
   };
   return store;
+}
+
+/** The eras a store or an era file holds, in its order. */
+function erasIn(held: unknown): string[] {
+  return Object.values(held as Record<string, { era: string }>).map((entry) => entry.era);
 }
 
 /** What a later process (a restart of VS Code) starts with: nothing in memory, the store read again. */
@@ -342,7 +348,7 @@ describe('eras kept across restarts (versioning.mdx: clients MAY persist them)',
       const first = await oneSession(`${server.url}?key=sk-secret-in-query`, server.requests);
       assert.deepEqual(posts(first.all), ['POST server/discover', 'POST initialize', 'POST notifications/initialized', 'POST tools/list']);
       const saved = JSON.stringify(store.held);
-      assert.deepEqual(Object.values(store.held as object), ['legacy']);
+      assert.deepEqual(erasIn(store.held), ['legacy']);
       for (const part of ['127.0.0.1', 'localhost', new URL(server.url).port, 'sk-secret', 'http']) assert.ok(!saved.includes(part), `the store names no part of the URL (${part}): ${saved}`);
 
       restartWith(store);
@@ -361,14 +367,20 @@ describe('eras kept across restarts (versioning.mdx: clients MAY persist them)',
     try {
       httpEraCache.persistIn(store);
       await oneSession(server.url, server.requests);
-      store.held = { ...(store.held as object), ['x'.repeat(500)]: 'legacy', other: 'ancient' };
+      const now = Date.now();
+      store.held = {
+        ...(store.held as object),
+        ['x'.repeat(500)]: { era: 'legacy', learnedAt: now },
+        other: { era: 'ancient', learnedAt: now },
+        flat: 'legacy',
+      };
       restartWith(store);
       server.become('modern');
       server.requests.length = 0;
       const later = await oneSession(server.url, server.requests);
       assert.equal(later.era, 'modern');
       assert.equal(posts(server.requests)[0], 'POST initialize', 'the remembered legacy era was tried first');
-      assert.deepEqual(Object.values(store.held as object), ['modern'], 'the store now says modern (and dropped what it could not read)');
+      assert.deepEqual(erasIn(store.held), ['modern'], 'the store now says modern (and dropped what it could not read)');
 
       restartWith(memoryStore());
       server.requests.length = 0;
@@ -381,30 +393,64 @@ describe('eras kept across restarts (versioning.mdx: clients MAY persist them)',
 });
 
 describe('the CLI keeps eras across runs (MCP_HOST_ERA_FILE)', () => {
+  /** Runs the CLI with the era file given; the requests the server saw. */
+  async function cliRun(server: { requests: string[] }, args: string[], eraFile: string): Promise<string[]> {
+    server.requests.length = 0;
+    const run = await runCli(args, { env: { ...process.env, MCP_HOST_ERA_FILE: eraFile } });
+    assert.equal(run.code, 0, run.stderr);
+    return posts(server.requests);
+  }
+
   test('a second run sends no probe to a legacy endpoint the first found; the file holds digests, not URLs; off and a malformed file teach nothing', async () => {
     const server = await countingServer('legacy');
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-eras-'));
     const eraFile = path.join(dir, 'cache', 'endpoint-eras.json');
-    const url = `${server.url}?key=sk-secret-in-query`;
-    const list = async (file: string) => {
-      server.requests.length = 0;
-      const run = await runCli(['list', '--url', url], { env: { ...process.env, MCP_HOST_ERA_FILE: file } });
-      assert.equal(run.code, 0, run.stderr);
-      return posts(server.requests);
-    };
+    const list = ['list', '--url', `${server.url}?key=sk-secret-in-query`];
     try {
-      assert.equal((await list(eraFile))[0], 'POST server/discover');
+      assert.equal((await cliRun(server, list, eraFile))[0], 'POST server/discover');
       const saved = fs.readFileSync(eraFile, 'utf8');
-      assert.deepEqual(Object.values(JSON.parse(saved) as object), ['legacy']);
+      assert.deepEqual(erasIn(JSON.parse(saved)), ['legacy']);
       for (const part of ['127.0.0.1', new URL(server.url).port, 'sk-secret', 'http']) assert.ok(!saved.includes(part), `the file names no part of the URL (${part}): ${saved}`);
       assert.deepEqual(fs.readdirSync(path.dirname(eraFile)), ['endpoint-eras.json'], 'no temporary file left');
+      if (process.platform !== 'win32') assert.equal(fs.statSync(eraFile).mode & 0o777, 0o600);
 
-      assert.equal((await list(eraFile))[0], 'POST initialize', 'the second run knows the era: no probe');
-      assert.equal((await list('off'))[0], 'POST server/discover', "'off' reads no file");
+      assert.equal((await cliRun(server, list, eraFile))[0], 'POST initialize', 'the second run knows the era: no probe');
+      assert.equal((await cliRun(server, list, 'OFF'))[0], 'POST server/discover', "'off' (any case) reads no file");
+      assert.ok(!fs.existsSync(path.join(REPO_ROOT, 'OFF')));
 
       fs.writeFileSync(eraFile, '{"not json');
-      assert.equal((await list(eraFile))[0], 'POST server/discover', 'a malformed file is ignored');
-      assert.deepEqual(Object.values(JSON.parse(fs.readFileSync(eraFile, 'utf8')) as object), ['legacy'], 'and replaced');
+      assert.equal((await cliRun(server, list, eraFile))[0], 'POST server/discover', 'a malformed file is ignored');
+      assert.deepEqual(erasIn(JSON.parse(fs.readFileSync(eraFile, 'utf8'))), ['legacy'], 'and replaced');
+    } finally {
+      await server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a remembered legacy endpoint that became modern heals in the file; the doctor probes afresh; a day-old entry is probed again', async () => {
+    const server = await countingServer('legacy');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-eras-'));
+    const eraFile = path.join(dir, 'endpoint-eras.json');
+    const list = ['list', '--url', server.url];
+    try {
+      await cliRun(server, list, eraFile);
+      assert.deepEqual(erasIn(JSON.parse(fs.readFileSync(eraFile, 'utf8'))), ['legacy']);
+
+      const doctor = await cliRun(server, ['doctor', '--url', server.url], eraFile);
+      // After its authentication check (an initialize POST outside a session, remoteChecks.ts), the
+      // doctor's handshake probes: it diagnoses the server as it is now, not as a run remembered it.
+      assert.deepEqual(doctor.slice(1, 3), ['POST server/discover', 'POST initialize'], doctor.join(', '));
+
+      const held = JSON.parse(fs.readFileSync(eraFile, 'utf8')) as Record<string, { era: string; learnedAt: number }>;
+      const [digest] = Object.keys(held);
+      fs.writeFileSync(eraFile, JSON.stringify({ [digest!]: { era: 'legacy', learnedAt: Date.now() - PERSISTED_ERA_TTL_MS - 1000 } }));
+      assert.equal((await cliRun(server, list, eraFile))[0], 'POST server/discover', 'an entry over a day old is not trusted');
+      const renewed = JSON.parse(fs.readFileSync(eraFile, 'utf8')) as Record<string, { era: string; learnedAt: number }>;
+      assert.ok(renewed[digest!]!.learnedAt > Date.now() - 60_000, 'the probe wrote it anew');
+
+      server.become('modern');
+      assert.deepEqual(await cliRun(server, list, eraFile), ['POST initialize', 'POST server/discover', 'POST tools/list'], 'refused like a modern server: probed in the same run');
+      assert.deepEqual(erasIn(JSON.parse(fs.readFileSync(eraFile, 'utf8'))), ['modern']);
     } finally {
       await server.close();
       fs.rmSync(dir, { recursive: true, force: true });

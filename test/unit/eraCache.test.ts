@@ -2,17 +2,23 @@
 // two VS Code windows share one globalState, so each write merges into what the store holds now.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EraCache, type EraStore } from '../../src/protocol/eraCache';
+import * as path from 'node:path';
+import { EraCache, PERSISTED_ERA_TTL_MS, type EraStore } from '../../src/protocol/eraCache';
+import { eraFilePath } from '../../src/cli/eraFile';
 
 function sharedStore(): EraStore & { held: unknown } {
   const store = {
     held: undefined as unknown,
     read: () => store.held,
-    write: (eras: Record<string, string>) => {
+    write: (eras: Record<string, unknown>) => {
       store.held = { ...eras };
     },
   };
   return store;
+}
+
+function erasIn(held: unknown): string[] {
+  return Object.values(held as Record<string, { era: string }>).map((entry) => entry.era);
 }
 
 describe('the era cache kept in a store', () => {
@@ -24,11 +30,11 @@ describe('the era cache kept in a store', () => {
     second.persistIn(store);
     first.remember('http://a.example/mcp', 'legacy');
     second.remember('http://b.example/mcp', 'modern');
-    assert.deepEqual(Object.values(store.held as object).sort(), ['legacy', 'modern']);
+    assert.deepEqual(erasIn(store.held).sort(), ['legacy', 'modern']);
 
     second.forget('http://a.example/mcp');
     first.remember('http://c.example/mcp', 'legacy');
-    assert.deepEqual(Object.values(store.held as object).sort(), ['legacy', 'modern'], 'a is gone, b and c are kept');
+    assert.deepEqual(erasIn(store.held).sort(), ['legacy', 'modern'], 'a is gone, b and c are kept');
 
     const third = new EraCache();
     third.persistIn(store);
@@ -46,5 +52,67 @@ describe('the era cache kept in a store', () => {
     cache.remember('http://b.example/mcp', 'legacy');
     assert.equal(Object.keys(store.held as object).length, 1);
     assert.equal(cache.eraOf('http://b.example/mcp'), 'legacy');
+  });
+});
+
+describe('how long a persisted era is trusted', () => {
+  const key = 'http://a.example/mcp';
+
+  function storeHolding(entry: unknown): EraStore & { held: unknown } {
+    const probe = sharedStore();
+    const cache = new EraCache();
+    cache.persistIn(probe);
+    cache.remember(key, 'legacy');
+    const [digest] = Object.keys(probe.held as object);
+    probe.held = { [digest!]: entry };
+    return probe;
+  }
+
+  function eraAfterRestart(store: EraStore): string | undefined {
+    const cache = new EraCache();
+    cache.persistIn(store);
+    return cache.eraOf(key);
+  }
+
+  test('a day: an older entry is probed again; one learned "in the future" (a clock set back) counts as now; an entry of the old flat form is ignored', () => {
+    const now = Date.now();
+    assert.equal(eraAfterRestart(storeHolding({ era: 'legacy', learnedAt: now - 60_000 })), 'legacy');
+    assert.equal(eraAfterRestart(storeHolding({ era: 'legacy', learnedAt: now - PERSISTED_ERA_TTL_MS - 1 })), undefined);
+    assert.equal(eraAfterRestart(storeHolding({ era: 'legacy', learnedAt: now + 10 * PERSISTED_ERA_TTL_MS })), 'legacy');
+    assert.equal(eraAfterRestart(storeHolding('legacy')), undefined);
+    assert.equal(eraAfterRestart(storeHolding({ era: 'legacy', learnedAt: Number.NaN })), undefined);
+    assert.equal(eraAfterRestart(storeHolding({ era: 'medieval', learnedAt: now })), undefined);
+  });
+
+  test('a probe that teaches the same era again restarts its day, but a modern endpoint (probed by every handshake) rewrites the store once an hour at most', () => {
+    const store = sharedStore();
+    let writes = 0;
+    const write = store.write;
+    store.write = (eras) => {
+      writes++;
+      write(eras);
+    };
+    const cache = new EraCache();
+    cache.persistIn(store);
+    cache.remember(key, 'modern');
+    cache.remember(key, 'modern');
+    cache.remember(key, 'modern');
+    assert.equal(writes, 1);
+    const [digest] = Object.keys(store.held as object);
+    store.held = { [digest!]: { era: 'modern', learnedAt: Date.now() - 2 * 60 * 60 * 1000 } };
+    cache.persistIn(store);
+    cache.remember(key, 'modern');
+    assert.equal(writes, 2, 'an entry over an hour old is written anew');
+    assert.ok((store.held as Record<string, { learnedAt: number }>)[digest!]!.learnedAt > Date.now() - 60_000);
+  });
+});
+
+describe("the CLI's era file (eraFilePath)", () => {
+  test('MCP_HOST_ERA_FILE first (off, none, 0, false in any case: no file); then an absolute XDG_CACHE_HOME; then ~/.cache', () => {
+    assert.equal(eraFilePath({ MCP_HOST_ERA_FILE: '/x/eras.json', XDG_CACHE_HOME: '/c', HOME: '/h' }), '/x/eras.json');
+    for (const off of ['off', 'OFF', ' none ', '0', 'false', 'No']) assert.equal(eraFilePath({ MCP_HOST_ERA_FILE: off, HOME: '/h' }), undefined, off);
+    assert.equal(eraFilePath({ XDG_CACHE_HOME: '/c', HOME: '/h' }), path.join('/c', 'mcp-host', 'endpoint-eras.json'));
+    assert.equal(eraFilePath({ XDG_CACHE_HOME: 'relative/cache', HOME: '/h' }), path.join('/h', '.cache', 'mcp-host', 'endpoint-eras.json'), 'a relative XDG_CACHE_HOME is ignored');
+    assert.equal(eraFilePath({ MCP_HOST_ERA_FILE: '', HOME: '/h' }), path.join('/h', '.cache', 'mcp-host', 'endpoint-eras.json'), 'empty: the default');
   });
 });
