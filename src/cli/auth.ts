@@ -1,14 +1,15 @@
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { loadRemote } from '../host/loadRemote';
 import type { AuthorizationInteraction, ServerAuthorization, StaticClientConfig } from '../auth/types';
+import { homeDirectory } from '../util/homeDirectory';
 import type { CliIo } from './io';
 
-/** Where the CLI keeps OAuth tokens: an owner-only file, unless told otherwise. */
-export function tokenFilePath(env: NodeJS.ProcessEnv): string {
+/** Where the CLI keeps OAuth tokens: an owner-only file, unless told otherwise. Undefined: no home directory to keep it in. */
+export function tokenFilePath(env: NodeJS.ProcessEnv): string | undefined {
   if (env.MCP_HOST_TOKEN_FILE) return env.MCP_HOST_TOKEN_FILE;
-  const configHome = env.XDG_CONFIG_HOME || path.join(env.HOME || os.homedir(), '.config');
-  return path.join(configHome, 'mcp-host', 'oauth-tokens.json');
+  const home = homeDirectory(env);
+  const configHome = env.XDG_CONFIG_HOME || (home === undefined ? undefined : path.join(home, '.config'));
+  return configHome === undefined ? undefined : path.join(configHome, 'mcp-host', 'oauth-tokens.json');
 }
 
 /**
@@ -37,11 +38,11 @@ export function cliAuthorization(options: {
   io: CliIo;
 }): ServerAuthorization {
   const { io } = options;
-  const { OAuthProvider, FileSecretStore, MemorySecretStore } = loadRemote();
+  const { OAuthProvider } = loadRemote();
   const provider = new OAuthProvider({
     serverName: options.serverName,
     resource: options.url,
-    store: options.persist ? new FileSecretStore(tokenFilePath(io.env)) : new MemorySecretStore(),
+    store: tokenStore(options.persist, io),
     interaction: terminalInteraction(io),
     staticClient: options.staticClient,
     clientName: 'MCP Host CLI',
@@ -49,4 +50,11 @@ export function cliAuthorization(options: {
   });
   provider.setInteractive(io.interactive ?? false);
   return provider;
+}
+
+/** The token file; memory when asked (--no-token-store), or when there is no home directory to keep the file in (as --no-token-store). */
+function tokenStore(persist: boolean, io: CliIo) {
+  const { FileSecretStore, MemorySecretStore } = loadRemote();
+  const file = persist ? tokenFilePath(io.env) : undefined;
+  return file === undefined ? new MemorySecretStore() : new FileSecretStore(file);
 }

@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { whenRemoteLoads } from '../host/loadRemote';
 import { httpEraCache, type EraStore, type PersistedEra } from '../protocol/eraCache';
+import { homeDirectory } from '../util/homeDirectory';
 import { temporaryNameFor } from '../util/temporaryFile';
 
 let remembering = false;
@@ -35,12 +35,8 @@ export function eraFilePath(env: NodeJS.ProcessEnv): string | undefined {
   if (given) return given;
   const xdg = env.XDG_CACHE_HOME;
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'mcp-host', 'endpoint-eras.json');
-  try {
-    return path.join(env.HOME || os.homedir(), '.cache', 'mcp-host', 'endpoint-eras.json');
-  } catch {
-    // os.homedir() throws for a user without a passwd entry and no HOME.
-    return undefined;
-  }
+  const home = homeDirectory(env);
+  return home === undefined ? undefined : path.join(home, '.cache', 'mcp-host', 'endpoint-eras.json');
 }
 
 /** The store's file holds 512 entries at most (eraCache.ts), well under this; a larger file is not ours to read. */
@@ -74,15 +70,22 @@ function readEraFile(file: string): unknown {
 
 function writeEraFile(file: string, eras: Record<string, PersistedEra>): void {
   const temporary = temporaryNameFor(file);
+  let created = false;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     fs.writeFileSync(temporary, `${JSON.stringify(eras)}\n`, { mode: 0o600, flag: 'wx' });
+    created = true;
     fs.renameSync(temporary, file);
   } catch {
-    try {
-      fs.rmSync(temporary, { force: true });
-    } catch {
-      // Nothing more to do: a stray temporary file holds digests only.
-    }
+    // Only a file this write created is removed ('wx' refused one that was there).
+    if (created) removeQuietly(temporary);
+  }
+}
+
+function removeQuietly(file: string): void {
+  try {
+    fs.rmSync(file, { force: true });
+  } catch {
+    // Nothing more to do: a stray temporary file holds digests only.
   }
 }

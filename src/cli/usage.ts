@@ -49,7 +49,8 @@ Options:
                  back to initialize; modern (2026-07-28) or legacy (initialize) skip that probe.
                  A remote server found legacy is not asked again for a day (MCP_HOST_ERA_FILE,
                  default $XDG_CACHE_HOME or ~/.cache, then mcp-host/endpoint-eras.json; digests
-                 only; 'off' for none, which also makes this run probe)
+                 only; 'off' for none, which also makes this run probe); doctor and report
+                 always probe
   --verbose      show the server's stderr and its log messages (notifications/message), prefixed
                  with its name
   --log-level LEVEL   ask the server for log messages from LEVEL up (logging/setLevel: debug, info,

@@ -68,9 +68,16 @@ export class EraCache {
   eraOf(key: string): ProtocolEra | undefined {
     const known = this.known.get(key);
     if (known !== undefined || this.persisted.size === 0) return known;
-    const earlier = this.persisted.get(textDigest(key, DIGEST_LENGTH))?.era;
-    if (earlier !== undefined) setBounded(this.known, key, earlier, MAX_ENDPOINTS);
-    return earlier;
+    const digest = textDigest(key, DIGEST_LENGTH);
+    const earlier = this.persisted.get(digest);
+    if (earlier === undefined) return undefined;
+    // Read when the process started, maybe long ago (an editor window, a gateway): aged since.
+    if (!trusted(earlier, Date.now())) {
+      this.persisted.delete(digest);
+      return undefined;
+    }
+    setBounded(this.known, key, earlier.era, MAX_ENDPOINTS);
+    return earlier.era;
   }
 
   /** The answer of a probe of the endpoint under way, if one is. */
@@ -141,10 +148,21 @@ export class EraCache {
   }
 }
 
+/** How far in the future an entry's time may be (clocks of two machines sharing a home directory). */
+const CLOCK_SKEW_MS = 5 * 60 * 1000;
+
 /**
- * The well-formed entries a store holds that are less than a day old (at most MAX_ENDPOINTS);
- * anything else in it is ignored, and dropped by the next write. One learned "in the future" (the
- * clock was set back) counts as learned now.
+ * Less than a day old. An entry learned further "in the future" than a clock's skew was written
+ * under a wrong clock since set back: not trusted (else it would stay young until the clock
+ * caught up, and a day after that).
+ */
+function trusted(entry: PersistedEra, now: number): boolean {
+  return entry.learnedAt <= now + CLOCK_SKEW_MS && now - entry.learnedAt < PERSISTED_ERA_TTL_MS;
+}
+
+/**
+ * The well-formed, trusted entries a store holds (at most MAX_ENDPOINTS); anything else in it is
+ * ignored, and dropped by the next write.
  */
 function readStore(store: EraStore | undefined): Array<[string, PersistedEra]> {
   const held = store?.read();
@@ -156,8 +174,8 @@ function readStore(store: EraStore | undefined): Array<[string, PersistedEra]> {
     if (digest.length > 64 || typeof value !== 'object' || value === null) continue;
     const { era, learnedAt } = value as Partial<Record<keyof PersistedEra, unknown>>;
     if ((era !== 'legacy' && era !== 'modern') || typeof learnedAt !== 'number' || !Number.isFinite(learnedAt)) continue;
-    const age = now - Math.min(learnedAt, now);
-    if (age < PERSISTED_ERA_TTL_MS) entries.push([digest, { era, learnedAt: Math.min(learnedAt, now) }]);
+    const entry: PersistedEra = { era, learnedAt };
+    if (trusted(entry, now)) entries.push([digest, entry]);
   }
   return entries;
 }

@@ -415,6 +415,7 @@ describe('the CLI keeps eras across runs (MCP_HOST_ERA_FILE)', () => {
       if (process.platform !== 'win32') assert.equal(fs.statSync(eraFile).mode & 0o777, 0o600);
 
       assert.equal((await cliRun(server, list, eraFile))[0], 'POST initialize', 'the second run knows the era: no probe');
+      assert.equal(fs.readFileSync(eraFile, 'utf8'), saved, 'a run that used the era did not renew it (only a probe does: the entry ends a day after it)');
       assert.equal((await cliRun(server, list, 'OFF'))[0], 'POST server/discover', "'off' (any case) reads no file");
       assert.ok(!fs.existsSync(path.join(REPO_ROOT, 'OFF')));
 

@@ -2,9 +2,13 @@
 // two VS Code windows share one globalState, so each write merges into what the store holds now.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import os from 'node:os';
 import * as path from 'node:path';
 import { EraCache, PERSISTED_ERA_TTL_MS, type EraStore } from '../../src/protocol/eraCache';
 import { eraFilePath } from '../../src/cli/eraFile';
+import { tokenFilePath } from '../../src/cli/auth';
+import { npmCacheDir } from '../../src/host/doctor/packageRunner';
+import { homeDirectory } from '../../src/util/homeDirectory';
 
 function sharedStore(): EraStore & { held: unknown } {
   const store = {
@@ -74,14 +78,28 @@ describe('how long a persisted era is trusted', () => {
     return cache.eraOf(key);
   }
 
-  test('a day: an older entry is probed again; one learned "in the future" (a clock set back) counts as now; an entry of the old flat form is ignored', () => {
+  test('a day: an older entry is probed again, and so is one learned further "in the future" than a clock skew (written under a clock since set back); an entry of the old flat form is ignored', () => {
     const now = Date.now();
     assert.equal(eraAfterRestart(storeHolding({ era: 'legacy', learnedAt: now - 60_000 })), 'legacy');
     assert.equal(eraAfterRestart(storeHolding({ era: 'legacy', learnedAt: now - PERSISTED_ERA_TTL_MS - 1 })), undefined);
-    assert.equal(eraAfterRestart(storeHolding({ era: 'legacy', learnedAt: now + 10 * PERSISTED_ERA_TTL_MS })), 'legacy');
+    assert.equal(eraAfterRestart(storeHolding({ era: 'legacy', learnedAt: now + 60_000 })), 'legacy', 'a minute ahead: another machine\'s clock');
+    assert.equal(eraAfterRestart(storeHolding({ era: 'legacy', learnedAt: now + 10 * PERSISTED_ERA_TTL_MS })), undefined);
     assert.equal(eraAfterRestart(storeHolding('legacy')), undefined);
     assert.equal(eraAfterRestart(storeHolding({ era: 'legacy', learnedAt: Number.NaN })), undefined);
     assert.equal(eraAfterRestart(storeHolding({ era: 'medieval', learnedAt: now })), undefined);
+  });
+
+  test('an entry read when the process started is not taken once its day is over (an editor window or a gateway that runs for days)', () => {
+    const store = storeHolding({ era: 'legacy', learnedAt: Date.now() - 60_000 });
+    const cache = new EraCache();
+    cache.persistIn(store);
+    const realNow = Date.now;
+    Date.now = () => realNow() + PERSISTED_ERA_TTL_MS;
+    try {
+      assert.equal(cache.eraOf(key), undefined);
+    } finally {
+      Date.now = realNow;
+    }
   });
 
   test('a probe that teaches the same era again restarts its day, but a modern endpoint (probed by every handshake) rewrites the store once an hour at most', () => {
@@ -114,5 +132,24 @@ describe("the CLI's era file (eraFilePath)", () => {
     assert.equal(eraFilePath({ XDG_CACHE_HOME: '/c', HOME: '/h' }), path.join('/c', 'mcp-host', 'endpoint-eras.json'));
     assert.equal(eraFilePath({ XDG_CACHE_HOME: 'relative/cache', HOME: '/h' }), path.join('/h', '.cache', 'mcp-host', 'endpoint-eras.json'), 'a relative XDG_CACHE_HOME is ignored');
     assert.equal(eraFilePath({ MCP_HOST_ERA_FILE: '', HOME: '/h' }), path.join('/h', '.cache', 'mcp-host', 'endpoint-eras.json'), 'empty: the default');
+  });
+});
+
+describe('without a home directory (no HOME, and a user the system has no record of)', () => {
+  test('the era file, the token file and npm cache lookup are simply not used: nothing throws', () => {
+    const realHomedir = os.homedir;
+    os.homedir = () => {
+      throw new Error('uv_os_homedir returned ENOENT');
+    };
+    try {
+      assert.equal(homeDirectory({}), undefined);
+      assert.equal(eraFilePath({}), undefined);
+      assert.equal(tokenFilePath({}), undefined);
+      assert.equal(npmCacheDir({}, 'linux'), undefined);
+      assert.equal(eraFilePath({ XDG_CACHE_HOME: '/c' }), path.join('/c', 'mcp-host', 'endpoint-eras.json'), 'XDG needs no home');
+      assert.equal(homeDirectory({ HOME: '/h' }), '/h');
+    } finally {
+      os.homedir = realHomedir;
+    }
   });
 });

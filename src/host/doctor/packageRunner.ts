@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { getEnv, planSpawn } from '../../transport/spawn-plan';
+import { homeDirectory } from '../../util/homeDirectory';
 import type { DoctorCheck } from './types';
 
 /** A server started through a package runner: which runner, and which package it runs. */
@@ -98,12 +98,16 @@ export function npmViewVersion(name: string, env: NodeJS.ProcessEnv, cwd: string
   });
 }
 
-/** npm's cache folder: npm_config_cache, else npm's default for the platform. */
-export function npmCacheDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string {
+/** npm's cache folder: npm_config_cache, else npm's default for the platform; undefined without a home directory. */
+export function npmCacheDir(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string | undefined {
   const configured = getEnv(env, 'npm_config_cache', platform);
   if (configured) return configured;
-  if (platform === 'win32') return path.join(getEnv(env, 'LOCALAPPDATA', platform) ?? path.join(os.homedir(), 'AppData', 'Local'), 'npm-cache');
-  return path.join(getEnv(env, 'HOME', platform) ?? os.homedir(), '.npm');
+  const home = getEnv(env, 'HOME', platform) ?? homeDirectory({});
+  if (platform === 'win32') {
+    const localAppData = getEnv(env, 'LOCALAPPDATA', platform) ?? (home === undefined ? undefined : path.join(home, 'AppData', 'Local'));
+    return localAppData === undefined ? undefined : path.join(localAppData, 'npm-cache');
+  }
+  return home === undefined ? undefined : path.join(home, '.npm');
 }
 
 /**
@@ -178,7 +182,8 @@ export async function checkPackage(input: PackageCheckInput): Promise<DoctorChec
   }
   const local = localVersion(input.cwd, run.name);
   if (local) return { id: 'package', title, status: 'pass', detail: `npx runs ${run.name} ${local} from ${path.join(input.cwd, 'node_modules')}.` };
-  const cached = npxCachedVersion(npmCacheDir(input.env, input.platform), run.spec, run.name);
+  const cacheDir = npmCacheDir(input.env, input.platform);
+  const cached = cacheDir === undefined ? undefined : npxCachedVersion(cacheDir, run.spec, run.name);
   if (cached) {
     return { id: 'package', title, status: 'pass', detail: `npx runs ${run.name} ${cached.version} from its cache (${cached.folder}); the version is not pinned in "args".` };
   }
