@@ -58,13 +58,18 @@ export function fileEraStore(file: string): EraStore {
 }
 
 function readEraFile(file: string): unknown {
+  let fd: number | undefined;
   try {
-    // Only a regular file: a FIFO or a device would block the read (and the CLI with it).
-    const stat = fs.statSync(file);
+    // Only a regular file: a FIFO or a device would block the read (and the CLI with it). Opened
+    // without blocking and checked through its descriptor, so the file checked is the file read.
+    fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
+    const stat = fs.fstatSync(fd);
     if (!stat.isFile() || stat.size > MAX_FILE_BYTES) return undefined;
-    return JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    return JSON.parse(fs.readFileSync(fd, 'utf8')) as unknown;
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 
