@@ -48,7 +48,8 @@ export interface HandshakeContext {
 export function handshake(ctx: HandshakeContext, signal: AbortSignal | undefined): Promise<InitializeResult> {
   prepareValidatorsOnce();
   const setting = ctx.options.protocolEra ?? 'auto';
-  if (setting === 'legacy') return initialize(ctx, legacyOffer(ctx.options), signal);
+  // A legacy-only transport (HTTP+SSE) has no modern server to find: asking would only cost a round trip.
+  if (setting === 'legacy' || (setting === 'auto' && ctx.transport.legacyEraOnly)) return initialize(ctx, legacyOffer(ctx.options), signal);
   const key = ctx.transport.endpointKey;
   if (setting === 'auto' && key !== undefined) return handshakeRemembering(ctx, key, signal);
   return discover(ctx, setting, signal);

@@ -42,6 +42,8 @@ export class LegacySseTransport implements Transport {
   readonly onClose: Event<TransportCloseInfo> = this.closeEmitter.event;
   readonly onWarning: Event<TransportWarning> = this.warningEmitter.event;
   readonly onLog: Event<string> = this.logEmitter.event;
+  /** HTTP+SSE exists only in the legacy era: no server behind it answers server/discover. */
+  readonly legacyEraOnly = true;
 
   private readonly o: ResolvedHttpOptions;
   private readonly controller = manyListenerController();

@@ -59,6 +59,11 @@ export interface Transport {
   /** The process id, for transports that start a process. */
   readonly pid?: number;
   /**
+   * True for a transport of the legacy era alone (HTTP+SSE, 2024-11-05: the 2026-07-28 protocol
+   * has no such transport). An 'auto' client sends `initialize` at once, without the era probe.
+   */
+  readonly legacyEraOnly?: boolean;
+  /**
    * Names the server's endpoint for what the process remembers of it across connections (HTTP:
    * origin, path and a query digest, endpointMemory.ts; its era: protocol/eraCache.ts). Undefined over stdio,
    * whose era is learned anew with each process.

@@ -321,10 +321,13 @@ describe('legacy HTTP+SSE transport and the fallback', () => {
     });
   });
 
-  test("type 'sse' goes straight to legacy", async () => {
+  test("type 'sse' goes straight to legacy: no POST to the SSE URL, and no era probe (HTTP+SSE is a legacy-era transport)", async () => {
     await withServer('legacy-only.mjs', {}, { path: '/sse', kind: 'sse' }, async (s, server) => {
       assert.equal(text(await s.client.callTool('echo', { text: 'direct' })), 'legacy: direct');
-      assert.equal((await server.stats()).postsToSse, 0);
+      const stats = await server.stats();
+      assert.equal(stats.postsToSse, 0);
+      assert.deepEqual(stats.methods.slice(0, 2), ['initialize', 'notifications/initialized'], stats.methods.join(', '));
+      assert.equal(s.client.era, 'legacy');
     });
   });
 
