@@ -125,3 +125,33 @@ function markUnsupported(entry: GetStreamEntry): void {
 
 /** The one memory of this process, shared by every Streamable HTTP transport. */
 export const getStreamMemory = new GetStreamMemory();
+
+/**
+ * Endpoints that answered POST initialize with 400/404/405 and then spoke the legacy HTTP+SSE
+ * transport: later sessions of this process open the event stream at once, without the POST
+ * that only fails again (one round trip, and an error in the server's log, per session). Forgotten
+ * when the stream cannot be opened any more (the server was deployed anew with Streamable HTTP).
+ */
+export class LegacySseEndpoints {
+  private readonly keys = new Map<string, true>();
+
+  has(key: string): boolean {
+    return this.keys.has(key);
+  }
+
+  remember(key: string): void {
+    setBounded(this.keys, key, true, MAX_ENDPOINTS);
+  }
+
+  forget(key: string): void {
+    this.keys.delete(key);
+  }
+
+  /** Forgets every endpoint (tests). */
+  clear(): void {
+    this.keys.clear();
+  }
+}
+
+/** The one memory of this process, shared by every HTTP transport with fallback (http.ts). */
+export const legacySseEndpoints = new LegacySseEndpoints();

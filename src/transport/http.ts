@@ -7,7 +7,7 @@
 import { Emitter, HotEmitter, type Event } from '../util/event';
 import type { Disposable } from '../util/disposable';
 import { HttpTransportError, resolveHttpOptions, type HttpTransportOptions, type ResolvedHttpOptions } from './httpShared';
-import { endpointKeyOf } from './endpointMemory';
+import { endpointKeyOf, legacySseEndpoints } from './endpointMemory';
 import { LegacySseTransport } from './legacySse';
 import { StreamableHttpTransport } from './streamableHttp';
 import type { MessageListener, Transport, TransportCloseInfo, TransportWarning } from './transport';
@@ -58,7 +58,7 @@ class HttpTransportWithFallback implements Transport {
 
   constructor(private readonly options: HttpTransportOptions) {
     this.o = resolveHttpOptions(options);
-    this.inner = new StreamableHttpTransport(options, this.o);
+    this.inner = legacySseEndpoints.has(this.endpointKey) ? new LegacySseTransport(options) : new StreamableHttpTransport(options, this.o);
     this.attach(this.inner);
   }
 
@@ -70,8 +70,37 @@ class HttpTransportWithFallback implements Transport {
     return endpointKeyOf(this.o.href);
   }
 
+  /** Speaking HTTP+SSE, which only the legacy era has: the client sends no era probe. */
+  get legacyEraOnly(): boolean {
+    return this.decided && this.inner instanceof LegacySseTransport;
+  }
+
   start(): Promise<void> {
+    if (this.inner instanceof LegacySseTransport) return this.startAsRemembered(this.inner);
     return this.inner.start();
+  }
+
+  /**
+   * An endpoint that spoke HTTP+SSE before (legacySseEndpoints): its stream is opened at once. If
+   * that fails, the endpoint may have changed: forgotten, and Streamable HTTP first, as for an
+   * endpoint never met.
+   */
+  private async startAsRemembered(legacy: LegacySseTransport): Promise<void> {
+    try {
+      await legacy.start();
+    } catch (err) {
+      legacySseEndpoints.forget(this.endpointKey);
+      this.detach();
+      await legacy.close().catch(() => undefined);
+      if (this.closing) throw err;
+      this.logEmitter.fire(`${this.o.label}: the legacy HTTP+SSE stream it used before could not be opened (${errorMessage(err)}); trying Streamable HTTP`);
+      const streamable = new StreamableHttpTransport(this.options, this.o);
+      this.inner = streamable;
+      this.attach(streamable);
+      return streamable.start();
+    }
+    this.decided = true;
+    this.logEmitter.fire(`${this.o.label}: using the legacy HTTP+SSE transport, as before (${this.o.shownUrl})`);
   }
 
   setProtocolVersion(version: string | undefined): void {
@@ -156,6 +185,7 @@ class HttpTransportWithFallback implements Transport {
     }
     await streamable.close();
     this.decided = true;
+    legacySseEndpoints.remember(this.endpointKey);
     this.logEmitter.fire(`${this.o.label}: using the legacy HTTP+SSE transport (${this.o.shownUrl})`);
     await legacy.send(message);
   }

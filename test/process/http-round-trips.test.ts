@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { McpClient } from '../../src/protocol/client';
 import type { ProtocolEraSetting } from '../../src/protocol/era';
 import { httpEraCache, PERSISTED_ERA_TTL_MS, type EraStore } from '../../src/protocol/eraCache';
-import { endpointKeyOf, getStreamMemory } from '../../src/transport/endpointMemory';
+import { endpointKeyOf, getStreamMemory, legacySseEndpoints } from '../../src/transport/endpointMemory';
 import { createHttpTransport } from '../../src/transport/http';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
@@ -162,6 +162,7 @@ beforeEach(() => {
   httpEraCache.persistIn(undefined);
   httpEraCache.clear();
   getStreamMemory.clear();
+  legacySseEndpoints.clear();
 });
 
 describe('round trips of a new HTTP session', () => {

@@ -1,8 +1,9 @@
-import { test, describe } from 'node:test';
+import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConnectionClosedError, McpError, RemoteError, RequestTimeoutError } from '../../src/protocol/errors';
 import { AuthorizationRequiredError, type AuthChallenge, type HttpAuthProvider } from '../../src/auth/types';
 import { STREAM_LOST_ERROR_CODE } from '../../src/transport/http';
+import { endpointKeyOf, legacySseEndpoints } from '../../src/transport/endpointMemory';
 import { freePort, makeHttpClient, startHttpFixture, type HttpServerProcess, type HttpStarted } from '../helpers/http';
 import { waitFor } from '../helpers/servers';
 
@@ -27,6 +28,9 @@ async function withServer(
 function text(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;
 }
+
+// What one test's fallback to HTTP+SSE taught (legacySseEndpoints) must not reach a later test on the same port.
+afterEach(() => legacySseEndpoints.clear());
 
 describe('Streamable HTTP transport against fault fixtures', () => {
   test('baseline: session and version headers, GET stream for server messages, DELETE on close', async () => {
@@ -319,6 +323,50 @@ describe('legacy HTTP+SSE transport and the fallback', () => {
       assert.equal(stats.postsToSse, 2);
       assert.equal(stats.gets, 1);
     });
+  });
+
+  test("type 'http': a later session of an endpoint that fell back to HTTP+SSE opens the stream at once (no failing POST, no probe)", async () => {
+    const server = await startHttpFixture('legacy-only.mjs', {});
+    const url = `${server.base}/sse`;
+    try {
+      const first = makeHttpClient('http', url, { label: 'legacy-first' });
+      await first.client.connect();
+      await first.stop();
+      const before = await server.stats();
+      assert.equal(before.postsToSse, 2, 'the first session: the probe and initialize answered 405');
+
+      const second = makeHttpClient('http', url, { label: 'legacy-second' });
+      try {
+        await second.client.connect();
+        assert.equal(text(await second.client.callTool('echo', { text: 'again' })), 'legacy: again');
+        const after = await server.stats();
+        assert.equal(after.postsToSse, before.postsToSse, 'no POST to the SSE URL');
+        assert.deepEqual(after.methods.slice(before.methods.length, before.methods.length + 2), ['initialize', 'notifications/initialized']);
+        assert.ok(second.transportLogs.some((l) => /legacy HTTP\+SSE transport, as before/.test(l)), second.transportLogs.join('\n'));
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await server.stop();
+      legacySseEndpoints.clear();
+    }
+  });
+
+  test('an endpoint remembered as HTTP+SSE that now speaks Streamable HTTP is forgotten, and the session works over Streamable HTTP', async () => {
+    const server = await startHttpFixture('good.mjs', {});
+    const url = `${server.base}/mcp`;
+    legacySseEndpoints.remember(endpointKeyOf(url));
+    const s = makeHttpClient('http', url, { label: 'moved-on' });
+    try {
+      await s.client.connect();
+      assert.equal(text(await s.client.callTool('echo', { text: 'new' })), 'new');
+      assert.ok(s.transportLogs.some((l) => /could not be opened .*trying Streamable HTTP/.test(l)), s.transportLogs.join('\n'));
+      assert.equal(legacySseEndpoints.has(endpointKeyOf(url)), false);
+    } finally {
+      await s.stop();
+      await server.stop();
+      legacySseEndpoints.clear();
+    }
   });
 
   test("type 'sse' goes straight to legacy: no POST to the SSE URL, and no era probe (HTTP+SSE is a legacy-era transport)", async () => {
