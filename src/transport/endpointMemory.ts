@@ -127,29 +127,43 @@ function markUnsupported(entry: GetStreamEntry): void {
 export const getStreamMemory = new GetStreamMemory();
 
 /**
+ * How long an endpoint found to speak only HTTP+SSE is believed. A server moved to Streamable HTTP
+ * at the same URL would otherwise be spoken to over the deprecated transport for as long as an
+ * editor window or a gateway runs; after an hour the next session tries POST first again.
+ */
+export const LEGACY_SSE_MEMORY_MS = 60 * 60_000;
+
+/**
  * Endpoints that answered POST initialize with 400/404/405 and then spoke the legacy HTTP+SSE
  * transport: later sessions of this process open the event stream at once, without the POST
  * that only fails again (one round trip, and an error in the server's log, per session). Forgotten
- * when the stream cannot be opened any more (the server was deployed anew with Streamable HTTP).
+ * when the stream is no HTTP+SSE endpoint's any more (the server was deployed anew with
+ * Streamable HTTP), and after LEGACY_SSE_MEMORY_MS.
  */
 export class LegacySseEndpoints {
-  private readonly keys = new Map<string, true>();
+  /** performance.now() until which each endpoint is believed. */
+  private readonly until = new Map<string, number>();
 
-  has(key: string): boolean {
-    return this.keys.has(key);
+  /** `now`: performance.now(), given by tests. */
+  has(key: string, now: number = performance.now()): boolean {
+    const until = this.until.get(key);
+    if (until === undefined) return false;
+    if (now < until) return true;
+    this.until.delete(key);
+    return false;
   }
 
   remember(key: string): void {
-    setBounded(this.keys, key, true, MAX_ENDPOINTS);
+    setBounded(this.until, key, performance.now() + LEGACY_SSE_MEMORY_MS, MAX_ENDPOINTS);
   }
 
   forget(key: string): void {
-    this.keys.delete(key);
+    this.until.delete(key);
   }
 
   /** Forgets every endpoint (tests). */
   clear(): void {
-    this.keys.clear();
+    this.until.clear();
   }
 }
 

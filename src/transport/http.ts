@@ -27,6 +27,16 @@ export { LegacySseTransport } from './legacySse';
 /** The statuses the spec names for "this is not a Streamable HTTP endpoint". */
 const LEGACY_FALLBACK_STATUSES: ReadonlySet<number> = new Set([400, 404, 405]);
 
+/**
+ * How long the event stream of an endpoint remembered as HTTP+SSE may take to name its message
+ * endpoint: such a server sends that event first, at once, while a server moved to Streamable
+ * HTTP may hold a session-less GET open without a word (30 s, the usual wait, would stall the start).
+ */
+const REMEMBERED_SSE_ENDPOINT_TIMEOUT_MS = 5_000;
+
+/** GET statuses that say the URL is no HTTP+SSE endpoint (any more), rather than that something failed. */
+const NOT_SSE_STATUSES: ReadonlySet<number> = new Set([400, 404, 405, 406, 415]);
+
 export function createHttpTransport(kind: 'http' | 'sse', options: HttpTransportOptions): Transport {
   if (kind === 'sse') return new LegacySseTransport(options);
   return new HttpTransportWithFallback(options);
@@ -55,10 +65,14 @@ class HttpTransportWithFallback implements Transport {
   private deciding: Promise<void> | undefined;
   private closeForwarded = false;
   private closing = false;
+  /** The start of an endpoint remembered as HTTP+SSE (startAsRemembered), made once. */
+  private starting: Promise<void> | undefined;
 
   constructor(private readonly options: HttpTransportOptions) {
     this.o = resolveHttpOptions(options);
-    this.inner = legacySseEndpoints.has(this.endpointKey) ? new LegacySseTransport(options) : new StreamableHttpTransport(options, this.o);
+    this.inner = legacySseEndpoints.has(this.endpointKey)
+      ? new LegacySseTransport(options, REMEMBERED_SSE_ENDPOINT_TIMEOUT_MS)
+      : new StreamableHttpTransport(options, this.o);
     this.attach(this.inner);
   }
 
@@ -76,27 +90,33 @@ class HttpTransportWithFallback implements Transport {
   }
 
   start(): Promise<void> {
-    if (this.inner instanceof LegacySseTransport) return this.startAsRemembered(this.inner);
+    if (this.inner instanceof LegacySseTransport) return (this.starting ??= this.startAsRemembered(this.inner));
     return this.inner.start();
   }
 
   /**
    * An endpoint that spoke HTTP+SSE before (legacySseEndpoints): its stream is opened at once. If
-   * that fails, the endpoint may have changed: forgotten, and Streamable HTTP first, as for an
-   * endpoint never met.
+   * the answer says it is no HTTP+SSE endpoint any more, it is forgotten and Streamable HTTP comes
+   * first, as for an endpoint never met. Anything else (a sign-in needed, the network, a 5xx, a
+   * close) fails the start as it is, and the memory stays.
    */
   private async startAsRemembered(legacy: LegacySseTransport): Promise<void> {
     try {
       await legacy.start();
     } catch (err) {
+      if (this.closing || !isNoSseEndpointAnswer(err)) throw err;
       legacySseEndpoints.forget(this.endpointKey);
       this.detach();
       await legacy.close().catch(() => undefined);
-      if (this.closing) throw err;
-      this.logEmitter.fire(`${this.o.label}: the legacy HTTP+SSE stream it used before could not be opened (${errorMessage(err)}); trying Streamable HTTP`);
+      this.logEmitter.fire(`${this.o.label}: the legacy HTTP+SSE stream it used before is not offered any more (${errorMessage(err)}); trying Streamable HTTP`);
       const streamable = new StreamableHttpTransport(this.options, this.o);
       this.inner = streamable;
       this.attach(streamable);
+      if (this.closing) {
+        // Closed while the legacy transport was closing: close() closed that one, not this.
+        await streamable.close();
+        throw err;
+      }
       return streamable.start();
     }
     this.decided = true;
@@ -140,10 +160,11 @@ class HttpTransportWithFallback implements Transport {
     } catch (err) {
       const status = err instanceof HttpTransportError ? err.status : undefined;
       if (status === undefined || !LEGACY_FALLBACK_STATUSES.has(status) || !isInitialize(message) || this.closing) {
-        if (isEraProbe(message)) {
-          // The client's era probe decides nothing: the initialize that follows it does.
+        if (isEraProbe(message) || status === undefined) {
+          // The client's era probe decides nothing: the initialize that follows it does. Nor does
+          // a failure without an answer (the network, a transport not started): the next message decides.
           this.deciding = undefined;
-        } else if (status !== undefined) this.decided = true;
+        } else this.decided = true;
         throw err;
       }
       await this.fallBack(message, status);
@@ -215,6 +236,12 @@ class HttpTransportWithFallback implements Transport {
     this.warningEmitter.dispose();
     this.logEmitter.dispose();
   }
+}
+
+/** An answer that says the URL is no HTTP+SSE endpoint: a GET refused as such, or a stream that is no MCP SSE stream. */
+function isNoSseEndpointAnswer(err: unknown): boolean {
+  if (!(err instanceof HttpTransportError)) return false;
+  return err.status !== undefined ? NOT_SSE_STATUSES.has(err.status) : err.code === 'EPROTO';
 }
 
 function isEraProbe(message: unknown): boolean {

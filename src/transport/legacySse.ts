@@ -54,7 +54,11 @@ export class LegacySseTransport implements Transport {
   /** Settles start() when the endpoint arrives (or the stream fails first). */
   private endpointWaiter: { resolve: () => void; reject: (err: Error) => void } | undefined;
 
-  constructor(options: HttpTransportOptions) {
+  /** `endpointTimeoutMs`: how long start() waits for the `endpoint` event (a real HTTP+SSE server sends it first, at once). */
+  constructor(
+    options: HttpTransportOptions,
+    private readonly endpointTimeoutMs: number = LEGACY_ENDPOINT_TIMEOUT_MS,
+  ) {
     this.o = resolveHttpOptions(options);
     this.postHeaders = { ...this.o.headers, 'content-type': 'application/json' };
   }
@@ -131,15 +135,17 @@ export class LegacySseTransport implements Transport {
     const endpointKnown = new Promise<void>((resolve, reject) => {
       this.endpointWaiter = { resolve, reject };
     });
+    const timeoutMs = this.endpointTimeoutMs;
     const timer = setTimeout(() => {
+      // EPROTO as for the other answers that are no HTTP+SSE endpoint's: the stream is open, it is the content that is wrong.
       this.endpointWaiter?.reject(
-        new HttpTransportError(`${this.o.shownUrl} sent no "endpoint" event within ${LEGACY_ENDPOINT_TIMEOUT_MS} ms; this is not an MCP SSE endpoint`, {
-          code: 'ETIMEDOUT',
+        new HttpTransportError(`${this.o.shownUrl} sent no "endpoint" event within ${timeoutMs} ms; this is not an MCP SSE endpoint`, {
+          code: 'EPROTO',
           url: this.o.shownUrl,
           label: this.o.label,
         }),
       );
-    }, LEGACY_ENDPOINT_TIMEOUT_MS);
+    }, timeoutMs);
     this.readStream(res).then(undefined, () => undefined);
     try {
       await endpointKnown;

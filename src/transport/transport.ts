@@ -61,6 +61,7 @@ export interface Transport {
   /**
    * True for a transport of the legacy era alone (HTTP+SSE, 2024-11-05: the 2026-07-28 protocol
    * has no such transport). An 'auto' client sends `initialize` at once, without the era probe.
+   * Read once, after start(): a transport that finds out its kind while starting says so by then.
    */
   readonly legacyEraOnly?: boolean;
   /**

@@ -3,7 +3,10 @@ import assert from 'node:assert/strict';
 import { ConnectionClosedError, McpError, RemoteError, RequestTimeoutError } from '../../src/protocol/errors';
 import { AuthorizationRequiredError, type AuthChallenge, type HttpAuthProvider } from '../../src/auth/types';
 import { STREAM_LOST_ERROR_CODE } from '../../src/transport/http';
-import { endpointKeyOf, legacySseEndpoints } from '../../src/transport/endpointMemory';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { httpEraCache } from '../../src/protocol/eraCache';
+import { endpointKeyOf, getStreamMemory, legacySseEndpoints } from '../../src/transport/endpointMemory';
 import { freePort, makeHttpClient, startHttpFixture, type HttpServerProcess, type HttpStarted } from '../helpers/http';
 import { waitFor } from '../helpers/servers';
 
@@ -29,8 +32,13 @@ function text(result: { content: unknown[] }): string {
   return (result.content[0] as { text: string }).text;
 }
 
-// What one test's fallback to HTTP+SSE taught (legacySseEndpoints) must not reach a later test on the same port.
-afterEach(() => legacySseEndpoints.clear());
+// What one test taught this process about an endpoint (its era, its GET stream, a fallback to
+// HTTP+SSE) must not reach a later test whose server got the same port.
+afterEach(() => {
+  httpEraCache.clear();
+  getStreamMemory.clear();
+  legacySseEndpoints.clear();
+});
 
 describe('Streamable HTTP transport against fault fixtures', () => {
   test('baseline: session and version headers, GET stream for server messages, DELETE on close', async () => {
@@ -335,6 +343,8 @@ describe('legacy HTTP+SSE transport and the fallback', () => {
       const before = await server.stats();
       assert.equal(before.postsToSse, 2, 'the first session: the probe and initialize answered 405');
 
+      // Without the era the first session taught: the transport itself says HTTP+SSE, so no probe either.
+      httpEraCache.clear();
       const second = makeHttpClient('http', url, { label: 'legacy-second' });
       try {
         await second.client.connect();
@@ -348,7 +358,6 @@ describe('legacy HTTP+SSE transport and the fallback', () => {
       }
     } finally {
       await server.stop();
-      legacySseEndpoints.clear();
     }
   });
 
@@ -360,12 +369,40 @@ describe('legacy HTTP+SSE transport and the fallback', () => {
     try {
       await s.client.connect();
       assert.equal(text(await s.client.callTool('echo', { text: 'new' })), 'new');
-      assert.ok(s.transportLogs.some((l) => /could not be opened .*trying Streamable HTTP/.test(l)), s.transportLogs.join('\n'));
+      assert.ok(s.transportLogs.some((l) => /not offered any more .*HTTP 400.*trying Streamable HTTP/.test(l)), s.transportLogs.join('\n'));
       assert.equal(legacySseEndpoints.has(endpointKeyOf(url)), false);
     } finally {
       await s.stop();
       await server.stop();
-      legacySseEndpoints.clear();
+    }
+  });
+
+  test('a remembered HTTP+SSE endpoint now on Streamable HTTP that holds a session-less GET open without a word: Streamable HTTP after 5 s, not 30', async () => {
+    const server = await silentGetStreamableServer();
+    legacySseEndpoints.remember(endpointKeyOf(server.url));
+    const s = makeHttpClient('http', server.url, { label: 'silent-get' });
+    try {
+      const started = Date.now();
+      await s.client.connect();
+      const ms = Date.now() - started;
+      assert.ok(ms < 15_000, `connected after ${ms} ms`);
+      assert.ok(s.transportLogs.some((l) => /not offered any more .*within 5000 ms/.test(l)), s.transportLogs.join('\n'));
+      assert.equal(text(await s.client.callTool('echo', { text: 'streamable' })), 'streamable');
+    } finally {
+      await s.stop();
+      await server.close();
+    }
+  });
+
+  test('a remembered HTTP+SSE endpoint that cannot be reached (the network, not the answer) is still remembered', async () => {
+    const url = `http://127.0.0.1:${await freePort()}/sse`;
+    legacySseEndpoints.remember(endpointKeyOf(url));
+    const s = makeHttpClient('http', url, { label: 'down' });
+    try {
+      await assert.rejects(s.client.connect());
+      assert.equal(legacySseEndpoints.has(endpointKeyOf(url)), true);
+    } finally {
+      await s.stop();
     }
   });
 
@@ -406,3 +443,47 @@ describe('legacy HTTP+SSE transport and the fallback', () => {
     });
   });
 });
+
+/**
+ * A Streamable HTTP server (legacy era) that answers a GET without a session with an event stream
+ * it never writes to, as stateless servers with a GET stream do: what a URL that spoke HTTP+SSE
+ * before may have become.
+ */
+async function silentGetStreamableServer() {
+  const held: http.ServerResponse[] = [];
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.flushHeaders();
+      held.push(res);
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(200).end();
+      return;
+    }
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const message = JSON.parse(body) as { id?: number; method: string; params?: { arguments?: { text?: string } } };
+      const reply = (result: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      };
+      if (message.id === undefined) res.writeHead(202).end();
+      else if (message.method === 'initialize') reply({ protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'silent-get', version: '1.0.0' } });
+      else if (message.method === 'tools/call') reply({ content: [{ type: 'text', text: message.params?.arguments?.text ?? '' }] });
+      else res.writeHead(400).end('not here');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of held) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

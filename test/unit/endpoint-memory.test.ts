@@ -5,7 +5,7 @@
 import { test, describe } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { EraCache } from '../../src/protocol/eraCache';
-import { GET_UNSUPPORTED_MEMORY_MS, GetStreamMemory, endpointKeyOf } from '../../src/transport/endpointMemory';
+import { GET_UNSUPPORTED_MEMORY_MS, GetStreamMemory, LEGACY_SSE_MEMORY_MS, LegacySseEndpoints, endpointKeyOf } from '../../src/transport/endpointMemory';
 
 describe('endpointKeyOf', () => {
   test('origin, path and a digest of the query: the fragment and credentials are left out; paths and queries of one origin differ', () => {
@@ -101,5 +101,19 @@ describe('GetStreamMemory', () => {
     if (first.kind !== 'find-out') assert.fail('the first session finds out');
     first.settle('unknown');
     assert.equal(memory.decide('a').kind, 'find-out');
+  });
+});
+
+describe('endpoints remembered as HTTP+SSE', () => {
+  test('believed for an hour, then the next session tries POST first again; forget() at once', () => {
+    const memory = new LegacySseEndpoints();
+    const now = performance.now();
+    memory.remember('http://a.example/sse');
+    assert.equal(memory.has('http://a.example/sse', now + 1000), true);
+    assert.equal(memory.has('http://a.example/sse', now + LEGACY_SSE_MEMORY_MS + 1000), false);
+    assert.equal(memory.has('http://a.example/sse'), false, 'an expired entry is gone');
+    memory.remember('http://b.example/sse');
+    memory.forget('http://b.example/sse');
+    assert.equal(memory.has('http://b.example/sse'), false);
   });
 });
