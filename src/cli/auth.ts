@@ -7,9 +7,9 @@ import type { CliIo } from './io';
 /** Where the CLI keeps OAuth tokens: an owner-only file, unless told otherwise. Undefined: no home directory to keep it in. */
 export function tokenFilePath(env: NodeJS.ProcessEnv): string | undefined {
   if (env.MCP_HOST_TOKEN_FILE) return env.MCP_HOST_TOKEN_FILE;
+  if (env.XDG_CONFIG_HOME) return path.join(env.XDG_CONFIG_HOME, 'mcp-host', 'oauth-tokens.json');
   const home = homeDirectory(env);
-  const configHome = env.XDG_CONFIG_HOME || (home === undefined ? undefined : path.join(home, '.config'));
-  return configHome === undefined ? undefined : path.join(configHome, 'mcp-host', 'oauth-tokens.json');
+  return home === undefined ? undefined : path.join(home, '.config', 'mcp-host', 'oauth-tokens.json');
 }
 
 /**

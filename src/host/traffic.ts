@@ -232,15 +232,9 @@ export class TrafficRecorder {
 
   private grow(): void {
     const length = Math.min(this.capacityValue, Math.max(FIRST_SLOTS, this.kinds.length * 2));
-    const kinds = new Uint8Array(length);
-    kinds.set(this.kinds);
-    this.kinds = kinds;
-    const times = new Float64Array(length);
-    times.set(this.times);
-    this.times = times;
-    const sizes = new Int32Array(length);
-    sizes.set(this.sizes);
-    this.sizes = sizes;
+    this.kinds = grown(this.kinds, length);
+    this.times = grown(this.times, length);
+    this.sizes = grown(this.sizes, length);
   }
 
   /** Counts the sizes not counted yet, then drops the oldest entries while over the budget. */
@@ -465,4 +459,11 @@ export function trafficJsonLine(entry: TrafficEntry, server: string, redact: (te
     const why = err instanceof RangeError ? 'nested too deeply to write' : 'could not be written';
     return redact(JSON.stringify({ ...line, message: `[${why}]` }));
   }
+}
+
+/** A typed array of `length` slots, of the same kind, holding `array`'s values first. */
+function grown<T extends Uint8Array | Float64Array | Int32Array>(array: T, length: number): T {
+  const copy = new (array.constructor as new (length: number) => T)(length);
+  copy.set(array);
+  return copy;
 }

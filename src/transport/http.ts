@@ -106,17 +106,9 @@ class HttpTransportWithFallback implements Transport {
     } catch (err) {
       if (this.closing || !isNoSseEndpointAnswer(err)) throw err;
       legacySseEndpoints.forget(this.endpointKey);
-      this.detach();
-      await legacy.close().catch(() => undefined);
       this.logEmitter.fire(`${this.o.label}: the legacy HTTP+SSE stream it used before is not offered any more (${errorMessage(err)}); trying Streamable HTTP`);
       const streamable = new StreamableHttpTransport(this.options, this.o);
-      this.inner = streamable;
-      this.attach(streamable);
-      if (this.closing) {
-        // Closed while the legacy transport was closing: close() closed that one, not this.
-        await streamable.close();
-        throw err;
-      }
+      if (!(await this.backToStreamable(legacy, streamable))) throw err;
       return streamable.start();
     }
     this.decided = true;
@@ -191,13 +183,8 @@ class HttpTransportWithFallback implements Transport {
       // Neither: back to Streamable HTTP, still usable, and the next message decides again. A
       // modern server refuses initialize (the era remembered as legacy was wrong): the client
       // probes it with server/discover next, over this same transport (protocol/handshake.ts).
-      this.detach();
-      await legacy.close().catch(() => undefined);
-      this.inner = streamable;
-      this.attach(streamable);
+      await this.backToStreamable(legacy, streamable);
       this.deciding = undefined;
-      // Closed while the GET was under way: close() closed the legacy transport, not this one.
-      if (this.closing) await streamable.close();
       const why = err instanceof HttpTransportError ? err.detail : errorMessage(err);
       throw new HttpTransportError(
         `${this.o.shownUrl} is neither a Streamable HTTP endpoint (POST initialize answered HTTP ${status}) nor a legacy SSE endpoint (${why}). Check the URL.`,
@@ -209,6 +196,21 @@ class HttpTransportWithFallback implements Transport {
     legacySseEndpoints.remember(this.endpointKey);
     this.logEmitter.fire(`${this.o.label}: using the legacy HTTP+SSE transport (${this.o.shownUrl})`);
     await legacy.send(message);
+  }
+
+  /**
+   * A legacy transport that did not start gives way to `streamable`, in use from now on. False
+   * when this transport was closed meanwhile: close() closed the legacy one, so `streamable` is
+   * closed here.
+   */
+  private async backToStreamable(legacy: LegacySseTransport, streamable: Transport): Promise<boolean> {
+    this.detach();
+    await legacy.close().catch(() => undefined);
+    this.inner = streamable;
+    this.attach(streamable);
+    if (!this.closing) return true;
+    await streamable.close();
+    return false;
   }
 
   private attach(transport: Transport): void {
