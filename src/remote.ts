@@ -6,3 +6,4 @@ export { OAuthProvider } from './auth/oauthProvider';
 export { FileSecretStore, MemorySecretStore } from './auth/stores';
 export { useHttpAgents } from './transport/nodeHttp';
 export { ownKeepAliveAgents } from './transport/keepAliveAgents';
+export { legacySseEndpoints } from './transport/endpointMemory';

@@ -1,21 +1,27 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { whenRemoteLoads } from '../host/loadRemote';
-import { httpEraCache, type EraStore, type PersistedEra } from '../protocol/eraCache';
+import { httpEraCache, type EraStore } from '../protocol/eraCache';
+import type { LegacySseStore } from '../transport/endpointMemory';
 import { homeDirectory } from '../util/homeDirectory';
 import { temporaryNameFor } from '../util/temporaryFile';
 
 let remembering = false;
 
 /**
- * From now on, remote endpoints get the eras earlier runs learned, and what this run learns is kept
- * for later ones; read when the first remote server is used (a run of stdio servers reads nothing).
+ * From now on, remote endpoints get what earlier runs learned of them (the era, and whether the URL
+ * speaks only the legacy HTTP+SSE transport), and what this run learns is kept for later ones; read
+ * when the first remote server is used (a run of stdio servers reads nothing).
  */
 export function rememberErasAcrossRuns(env: NodeJS.ProcessEnv): void {
   if (remembering) return;
   remembering = true;
   const file = eraFilePath(env);
-  if (file !== undefined) whenRemoteLoads(() => httpEraCache.persistIn(fileEraStore(file)));
+  if (file === undefined) return;
+  whenRemoteLoads((remote) => {
+    httpEraCache.persistIn(fileEraStore(file));
+    remote.legacySseEndpoints.persistIn(fileLegacySseStore(file));
+  });
 }
 
 /** Values of MCP_HOST_ERA_FILE that mean no file (any case). */
@@ -24,7 +30,8 @@ const OFF_VALUES = new Set(['off', 'none', 'no', 'false', '0']);
 /**
  * Where the CLI keeps the eras of the remote endpoints it has talked to, so that its next runs
  * send no era probe to a server already known (versioning.mdx: clients MAY persist the era; each
- * entry is trusted for a day, eraCache.ts). MCP_HOST_ERA_FILE names another file, or 'off' for
+ * entry is trusted for a day, eraCache.ts), and the URLs that speak only HTTP+SSE (for an hour,
+ * endpointMemory.ts). MCP_HOST_ERA_FILE names another file, or 'off' for
  * none. Default: $XDG_CACHE_HOME/mcp-host/endpoint-eras.json, else ~/.cache/mcp-host/... (a
  * relative XDG_CACHE_HOME is ignored, as the XDG spec says). Undefined: no file (also when the
  * home directory cannot be found: the CLI works on, probing once per endpoint).
@@ -52,9 +59,48 @@ const MAX_FILE_BYTES = 128 * 1024;
  */
 export function fileEraStore(file: string): EraStore {
   return {
-    read: () => readEraFile(file),
-    write: (eras) => writeEraFile(file, eras),
+    read: () => entriesOf(readEraFile(file), isEraKey),
+    // The HTTP+SSE entries stay as the file holds them now.
+    write: (eras) => writeEraFile(file, { ...entriesOf(readEraFile(file), isLegacySseKey), ...eras }),
   };
+}
+
+/**
+ * The endpoints found to speak only HTTP+SSE (endpointMemory.ts), in the same file as the eras:
+ * their digests prefixed with `sse:` (a digest is base64url, without a colon), each believed for
+ * an hour. Each store rewrites only its own entries.
+ */
+export function fileLegacySseStore(file: string): LegacySseStore {
+  return {
+    read: () => withoutPrefix(entriesOf(readEraFile(file), isLegacySseKey)),
+    write: (learned) => writeEraFile(file, { ...entriesOf(readEraFile(file), isEraKey), ...withPrefix(learned) }),
+  };
+}
+
+const LEGACY_SSE_PREFIX = 'sse:';
+
+function isLegacySseKey(key: string): boolean {
+  return key.startsWith(LEGACY_SSE_PREFIX);
+}
+
+function isEraKey(key: string): boolean {
+  return !isLegacySseKey(key);
+}
+
+/** The entries of what a file held whose keys pass `wanted` (nothing, if it held no object). */
+function entriesOf(held: unknown, wanted: (key: string) => boolean): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (typeof held !== 'object' || held === null || Array.isArray(held)) return out;
+  for (const [key, value] of Object.entries(held)) if (wanted(key)) out[key] = value;
+  return out;
+}
+
+function withoutPrefix(entries: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entries).map(([key, value]) => [key.slice(LEGACY_SSE_PREFIX.length), value]));
+}
+
+function withPrefix(entries: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entries).map(([key, value]) => [LEGACY_SSE_PREFIX + key, value]));
 }
 
 function readEraFile(file: string): unknown {
@@ -73,12 +119,12 @@ function readEraFile(file: string): unknown {
   }
 }
 
-function writeEraFile(file: string, eras: Record<string, PersistedEra>): void {
+function writeEraFile(file: string, entries: Record<string, unknown>): void {
   const temporary = temporaryNameFor(file);
   let created = false;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-    fs.writeFileSync(temporary, `${JSON.stringify(eras)}\n`, { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(temporary, `${JSON.stringify(entries)}\n`, { mode: 0o600, flag: 'wx' });
     created = true;
     fs.renameSync(temporary, file);
   } catch {

@@ -4,7 +4,8 @@
 // first contacts share one probe. Stdio has no key: its era lives and dies with its process.
 import type { ProtocolEra } from './era';
 import { setBounded } from '../util/boundedMap';
-import { textDigest } from '../util/digest';
+import { ENDPOINT_DIGEST_LENGTH, textDigest } from '../util/digest';
+import { digestEntries, isLearnedAt, learnedRecently } from '../util/persistedFacts';
 
 /**
  * Where remembered eras outlive the process (the extension's globalState, the CLI's file), as
@@ -44,8 +45,6 @@ export interface ProbeClaim {
 
 /** Endpoints remembered at most (a process talks to its configured servers; the bound is for any other). */
 const MAX_ENDPOINTS = 512;
-/** The characters of an endpoint key's digest kept in the store (192 bits). */
-const DIGEST_LENGTH = 32;
 
 export class EraCache {
   private readonly known = new Map<string, ProtocolEra>();
@@ -68,7 +67,7 @@ export class EraCache {
   eraOf(key: string): ProtocolEra | undefined {
     const known = this.known.get(key);
     if (known !== undefined || this.persisted.size === 0) return known;
-    const digest = textDigest(key, DIGEST_LENGTH);
+    const digest = textDigest(key, ENDPOINT_DIGEST_LENGTH);
     const earlier = this.persisted.get(digest);
     if (earlier === undefined) return undefined;
     // Read when the process started, maybe long ago (an editor window, a gateway): aged since.
@@ -107,7 +106,7 @@ export class EraCache {
   remember(key: string, era: ProtocolEra): void {
     setBounded(this.known, key, era, MAX_ENDPOINTS);
     if (!this.store) return;
-    const digest = textDigest(key, DIGEST_LENGTH);
+    const digest = textDigest(key, ENDPOINT_DIGEST_LENGTH);
     const held = this.persisted.get(digest);
     const now = Date.now();
     // A probe that taught it again restarts the entry's day; a modern endpoint, probed by every
@@ -120,7 +119,7 @@ export class EraCache {
   forget(key: string): void {
     this.known.delete(key);
     if (!this.store) return;
-    const digest = textDigest(key, DIGEST_LENGTH);
+    const digest = textDigest(key, ENDPOINT_DIGEST_LENGTH);
     if (this.persisted.has(digest)) this.save(digest, undefined);
   }
 
@@ -148,16 +147,9 @@ export class EraCache {
   }
 }
 
-/** How far in the future an entry's time may be (clocks of two machines sharing a home directory). */
-const CLOCK_SKEW_MS = 5 * 60 * 1000;
-
-/**
- * Less than a day old. An entry learned further "in the future" than a clock's skew was written
- * under a wrong clock since set back: not trusted (else it would stay young until the clock
- * caught up, and a day after that).
- */
+/** Less than a day old, by a clock not set back since (learnedAt.ts). */
 function trusted(entry: PersistedEra, now: number): boolean {
-  return entry.learnedAt <= now + CLOCK_SKEW_MS && now - entry.learnedAt < PERSISTED_ERA_TTL_MS;
+  return learnedRecently(entry.learnedAt, now, PERSISTED_ERA_TTL_MS);
 }
 
 /**
@@ -165,19 +157,12 @@ function trusted(entry: PersistedEra, now: number): boolean {
  * ignored, and dropped by the next write.
  */
 function readStore(store: EraStore | undefined): Array<[string, PersistedEra]> {
-  const held = store?.read();
-  if (typeof held !== 'object' || held === null) return [];
   const now = Date.now();
-  const entries: Array<[string, PersistedEra]> = [];
-  for (const [digest, value] of Object.entries(held)) {
-    if (entries.length >= MAX_ENDPOINTS) break;
-    if (digest.length > 64 || typeof value !== 'object' || value === null) continue;
-    const { era, learnedAt } = value as Partial<Record<keyof PersistedEra, unknown>>;
-    if ((era !== 'legacy' && era !== 'modern') || typeof learnedAt !== 'number' || !Number.isFinite(learnedAt)) continue;
+  return digestEntries(store?.read(), MAX_ENDPOINTS, ({ era, learnedAt }) => {
+    if ((era !== 'legacy' && era !== 'modern') || !isLearnedAt(learnedAt)) return undefined;
     const entry: PersistedEra = { era, learnedAt };
-    if (trusted(entry, now)) entries.push([digest, entry]);
-  }
-  return entries;
+    return trusted(entry, now) ? entry : undefined;
+  });
 }
 
 /** The one cache of this process: every McpClient over HTTP shares it. */

@@ -7,3 +7,6 @@ import { createHash } from 'node:crypto';
 export function textDigest(text: string, length = 43): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, length);
 }
+
+/** The characters of an endpoint key's digest that stores outliving the process keep (192 bits). */
+export const ENDPOINT_DIGEST_LENGTH = 32;

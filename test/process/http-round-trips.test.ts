@@ -19,6 +19,7 @@ import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { testEnvironment } from '../helpers/host';
 import { runCli } from '../helpers/cli';
+import { startHttpFixture } from '../helpers/http';
 import { REPO_ROOT } from '../helpers/paths';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -455,6 +456,37 @@ describe('the CLI keeps eras across runs (MCP_HOST_ERA_FILE)', () => {
       assert.deepEqual(erasIn(JSON.parse(fs.readFileSync(eraFile, 'utf8'))), ['modern']);
     } finally {
       await server.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the CLI keeps the endpoints that speak only HTTP+SSE across runs (in the era file)', () => {
+  test('a second run opens the event stream at once: no POST to the SSE URL; the file holds a digest, no part of the URL; off reads nothing', async () => {
+    const server = await startHttpFixture('legacy-only.mjs', {});
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-sse-'));
+    const eraFile = path.join(dir, 'endpoint-eras.json');
+    const list = ['list', '--url', `${server.base}/sse?key=sk-secret-in-query`];
+    const run = async (file: string): Promise<{ postsToSse: number; gets: number }> => {
+      const before = (await server.stats()) as { postsToSse: number; gets: number };
+      const result = await runCli(list, { env: { ...process.env, MCP_HOST_ERA_FILE: file } });
+      assert.equal(result.code, 0, result.stderr);
+      assert.match(result.stdout, /echo/);
+      const after = (await server.stats()) as { postsToSse: number; gets: number };
+      return { postsToSse: after.postsToSse - before.postsToSse, gets: after.gets - before.gets };
+    };
+    try {
+      assert.deepEqual(await run(eraFile), { postsToSse: 2, gets: 1 }, 'first run: the era probe and initialize answered 405, then the stream');
+      const saved = fs.readFileSync(eraFile, 'utf8');
+      assert.equal(Object.keys(JSON.parse(saved) as object).filter((k) => k.startsWith('sse:')).length, 1, saved);
+      for (const part of ['127.0.0.1', String(server.port), 'sk-secret', 'http']) assert.ok(!saved.includes(part), `the file names no part of the URL (${part}): ${saved}`);
+      if (process.platform !== 'win32') assert.equal(fs.statSync(eraFile).mode & 0o777, 0o600);
+
+      assert.deepEqual(await run(eraFile), { postsToSse: 0, gets: 1 }, 'second run: the stream at once');
+      assert.equal(fs.readFileSync(eraFile, 'utf8'), saved, 'a run that used the entry did not renew it (it ends an hour after it was learned)');
+      assert.deepEqual(await run('off'), { postsToSse: 2, gets: 1 }, "'off': nothing read");
+    } finally {
+      await server.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -5,7 +5,7 @@
 import { test, describe } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { EraCache } from '../../src/protocol/eraCache';
-import { GET_UNSUPPORTED_MEMORY_MS, GetStreamMemory, LEGACY_SSE_MEMORY_MS, LegacySseEndpoints, endpointKeyOf } from '../../src/transport/endpointMemory';
+import { GET_UNSUPPORTED_MEMORY_MS, GetStreamMemory, LEGACY_SSE_MEMORY_MS, LegacySseEndpoints, endpointKeyOf, type LegacySseStore } from '../../src/transport/endpointMemory';
 
 describe('endpointKeyOf', () => {
   test('origin, path and a digest of the query: the fragment and credentials are left out; paths and queries of one origin differ', () => {
@@ -115,5 +115,94 @@ describe('endpoints remembered as HTTP+SSE', () => {
     memory.remember('http://b.example/sse');
     memory.forget('http://b.example/sse');
     assert.equal(memory.has('http://b.example/sse'), false);
+  });
+});
+
+describe('endpoints remembered as HTTP+SSE across processes (the CLI keeps them in its era file)', () => {
+  function memoryStore(): LegacySseStore & { held: unknown; writes: number } {
+    const store = {
+      held: undefined as unknown,
+      writes: 0,
+      read: () => store.held,
+      write: (learned: Record<string, unknown>) => {
+        store.writes++;
+        store.held = { ...learned };
+      },
+    };
+    return store;
+  }
+  const URL_A = 'https://a.example/sse?key=sk-secret';
+
+  test('a later process opens the stream at once; the store holds a digest and a time, no part of the URL; forget() clears it there too', () => {
+    const store = memoryStore();
+    const first = new LegacySseEndpoints();
+    first.persistIn(store);
+    first.remember(URL_A);
+    const saved = JSON.stringify(store.held);
+    for (const part of ['a.example', 'sse', 'sk-secret', 'https']) assert.ok(!saved.includes(part), `no ${part} in ${saved}`);
+    assert.equal(Object.keys(store.held as object).length, 1);
+
+    const later = new LegacySseEndpoints();
+    assert.equal(later.has(URL_A), false, 'without the store: not known');
+    later.persistIn(store);
+    assert.equal(later.has(URL_A), true);
+    assert.equal(later.has('https://b.example/sse'), false);
+
+    later.forget(URL_A);
+    assert.deepEqual(store.held, {});
+    const third = new LegacySseEndpoints();
+    third.persistIn(store);
+    assert.equal(third.has(URL_A), false);
+  });
+
+  test('believed for the rest of the hour after it was learned, by a clock not set back; malformed entries are ignored', () => {
+    const store = memoryStore();
+    const writer = new LegacySseEndpoints();
+    writer.persistIn(store);
+    writer.remember(URL_A);
+    const [digest] = Object.keys(store.held as object);
+    const wall = Date.now();
+    const now = performance.now();
+
+    store.held = { [digest!]: { learnedAt: wall - 50 * 60_000 } };
+    const memory = new LegacySseEndpoints();
+    memory.persistIn(store);
+    assert.equal(memory.has(URL_A, now, wall), true, 'learned 50 minutes ago');
+    assert.equal(memory.has(URL_A, now + 9 * 60_000, wall + 9 * 60_000), true);
+    assert.equal(memory.has(URL_A, now + 11 * 60_000, wall + 11 * 60_000), false, 'the hour is over in this process too');
+
+    store.held = { [digest!]: { learnedAt: wall - LEGACY_SSE_MEMORY_MS - 1000 } };
+    const old = new LegacySseEndpoints();
+    old.persistIn(store);
+    assert.equal(old.has(URL_A), false, 'learned over an hour ago');
+
+    store.held = { [digest!]: { learnedAt: wall + 30 * 60_000 } };
+    const future = new LegacySseEndpoints();
+    future.persistIn(store);
+    assert.equal(future.has(URL_A), false, 'learned "in the future": written under a clock since set back');
+
+    for (const held of [[], 'x', { [digest!]: 'yes' }, { [digest!]: { learnedAt: 'now' } }, { [digest!]: { learnedAt: Number.NaN } }]) {
+      store.held = held;
+      const memory2 = new LegacySseEndpoints();
+      memory2.persistIn(store);
+      assert.equal(memory2.has(URL_A), false, JSON.stringify(held));
+    }
+  });
+
+  test('each write merges into what the store holds now (another process may have written since); using an entry writes nothing', () => {
+    const store = memoryStore();
+    const one = new LegacySseEndpoints();
+    const two = new LegacySseEndpoints();
+    one.persistIn(store);
+    two.persistIn(store);
+    one.remember('https://a.example/sse');
+    two.remember('https://b.example/sse');
+    assert.equal(Object.keys(store.held as object).length, 2);
+    const writes = store.writes;
+    const reader = new LegacySseEndpoints();
+    reader.persistIn(store);
+    assert.equal(reader.has('https://a.example/sse'), true);
+    assert.equal(reader.has('https://b.example/sse'), true);
+    assert.equal(store.writes, writes, 'a session that used the memory did not renew it');
   });
 });

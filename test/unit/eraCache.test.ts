@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import os from 'node:os';
 import * as path from 'node:path';
 import { EraCache, PERSISTED_ERA_TTL_MS, type EraStore } from '../../src/protocol/eraCache';
-import { eraFilePath } from '../../src/cli/eraFile';
+import { eraFilePath, fileEraStore, fileLegacySseStore } from '../../src/cli/eraFile';
+import * as fs from 'node:fs';
 import { tokenFilePath } from '../../src/cli/auth';
 import { npmCacheDir } from '../../src/host/doctor/packageRunner';
 import { homeDirectory } from '../../src/util/homeDirectory';
@@ -132,6 +133,37 @@ describe("the CLI's era file (eraFilePath)", () => {
     assert.equal(eraFilePath({ XDG_CACHE_HOME: '/c', HOME: '/h' }), path.join('/c', 'mcp-host', 'endpoint-eras.json'));
     assert.equal(eraFilePath({ XDG_CACHE_HOME: 'relative/cache', HOME: '/h' }), path.join('/h', '.cache', 'mcp-host', 'endpoint-eras.json'), 'a relative XDG_CACHE_HOME is ignored');
     assert.equal(eraFilePath({ MCP_HOST_ERA_FILE: '', HOME: '/h' }), path.join('/h', '.cache', 'mcp-host', 'endpoint-eras.json'), 'empty: the default');
+  });
+});
+
+describe("the CLI's era file holds the HTTP+SSE endpoints too", () => {
+  test('each store reads and rewrites only its own entries; a file of eras alone (older runs) still reads as eras', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-era-file-'));
+    const file = path.join(dir, 'endpoint-eras.json');
+    try {
+      const now = Date.now();
+      fs.writeFileSync(file, JSON.stringify({ abc: { era: 'legacy', learnedAt: now } }));
+      const eras = fileEraStore(file);
+      const sse = fileLegacySseStore(file);
+      assert.deepEqual(eras.read(), { abc: { era: 'legacy', learnedAt: now } });
+      assert.deepEqual(sse.read(), {});
+
+      sse.write({ def: { learnedAt: now } });
+      assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { abc: { era: 'legacy', learnedAt: now }, 'sse:def': { learnedAt: now } });
+      assert.deepEqual(sse.read(), { def: { learnedAt: now } });
+      assert.deepEqual(eras.read(), { abc: { era: 'legacy', learnedAt: now } }, 'the eras do not see the HTTP+SSE entries');
+
+      eras.write({ ghi: { era: 'modern', learnedAt: now } });
+      assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { ghi: { era: 'modern', learnedAt: now }, 'sse:def': { learnedAt: now } }, 'an era write keeps the HTTP+SSE entries');
+      sse.write({});
+      assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { ghi: { era: 'modern', learnedAt: now } }, 'and the other way round');
+
+      fs.writeFileSync(file, '[1, 2]');
+      assert.deepEqual(eras.read(), {});
+      assert.deepEqual(sse.read(), {});
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
