@@ -4,6 +4,7 @@ import { whenRemoteLoads } from '../host/loadRemote';
 import { httpEraCache, type EraStore } from '../protocol/eraCache';
 import type { LegacySseStore } from '../transport/endpointMemory';
 import { homeDirectory } from '../util/homeDirectory';
+import { digestEntries, isLearnedAt } from '../util/persistedFacts';
 import { temporaryNameFor } from '../util/temporaryFile';
 
 let remembering = false;
@@ -46,7 +47,7 @@ export function eraFilePath(env: NodeJS.ProcessEnv): string | undefined {
   return home === undefined ? undefined : path.join(home, '.cache', 'mcp-host', 'endpoint-eras.json');
 }
 
-/** The store's file holds 512 entries at most (eraCache.ts), well under this; a larger file is not ours to read. */
+/** The file holds 1,024 entries at most (512 eras, 512 HTTP+SSE endpoints), well under this; a larger file is not ours to read. */
 const MAX_FILE_BYTES = 128 * 1024;
 
 /**
@@ -54,14 +55,13 @@ const MAX_FILE_BYTES = 128 * 1024;
  * whole, synchronously (a few KiB, once per run and once per era learned), so that two updates of
  * one run never interleave; the write goes to a temporary file renamed over the old one, so a run
  * beside another never reads half a file (two runs that learn at the same moment may each keep
- * only their own update: the other endpoint is probed once more). A file that cannot be read or
- * written costs a probe, nothing more: errors are ignored.
+ * only their own update: the other endpoint is probed once more, or POSTed to in vain once more).
+ * A file that cannot be read or written costs that much, nothing more: errors are ignored.
  */
 export function fileEraStore(file: string): EraStore {
   return {
     read: () => entriesOf(readEraFile(file), isEraKey),
-    // The HTTP+SSE entries stay as the file holds them now.
-    write: (eras) => writeEraFile(file, { ...entriesOf(readEraFile(file), isLegacySseKey), ...eras }),
+    write: (eras) => writeEraFile(file, { ...keptEntries(readEraFile(file), isLegacySseKey), ...eras }),
   };
 }
 
@@ -73,8 +73,24 @@ export function fileEraStore(file: string): EraStore {
 export function fileLegacySseStore(file: string): LegacySseStore {
   return {
     read: () => withoutPrefix(entriesOf(readEraFile(file), isLegacySseKey)),
-    write: (learned) => writeEraFile(file, { ...entriesOf(readEraFile(file), isEraKey), ...withPrefix(learned) }),
+    write: (learned) => writeEraFile(file, { ...keptEntries(readEraFile(file), isEraKey), ...withPrefix(learned) }),
   };
+}
+
+/** Entries of one store found in the file: each store rewrites its own. */
+const MAX_ENTRIES_PER_STORE = 512;
+
+/**
+ * What a write of one store keeps of the other's entries: those shaped as that store writes them
+ * (a time, and an era if any), its own number at most. Anything else a hand or another program
+ * put in the file goes, so that it cannot grow past what is read.
+ */
+function keptEntries(held: unknown, wanted: (key: string) => boolean): Record<string, unknown> {
+  const kept = digestEntries(entriesOf(held, wanted), MAX_ENTRIES_PER_STORE, ({ era, learnedAt }) => {
+    if (!isLearnedAt(learnedAt)) return undefined;
+    return era === 'legacy' || era === 'modern' ? { era, learnedAt } : { learnedAt };
+  });
+  return Object.fromEntries(kept);
 }
 
 const LEGACY_SSE_PREFIX = 'sse:';

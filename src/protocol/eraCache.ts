@@ -147,7 +147,7 @@ export class EraCache {
   }
 }
 
-/** Less than a day old, by a clock not set back since (learnedAt.ts). */
+/** Less than a day old, by a clock not set back since (persistedFacts.ts). */
 function trusted(entry: PersistedEra, now: number): boolean {
   return learnedRecently(entry.learnedAt, now, PERSISTED_ERA_TTL_MS);
 }

@@ -213,6 +213,8 @@ export class LegacySseEndpoints {
     const store = this.store;
     if (!store) return;
     const held = new Map(readLegacySseStore(store, Date.now()));
+    // What other processes learned meanwhile is believed from now on, as at the start.
+    for (const [d, f] of held) if (d !== digest) setBounded(this.persisted, d, f, MAX_ENDPOINTS);
     if (fact !== undefined) setBounded(held, digest, fact, MAX_ENDPOINTS);
     else if (!held.delete(digest)) return;
     store.write(Object.fromEntries(held));

@@ -330,6 +330,20 @@ function memoryStore(): EraStore & { held: unknown; writes: number } {
 }
 
 /** The eras a store or an era file holds, in its order. */
+/**
+ * The era file holds digests and times, nothing a URL could hide in: every key a 32-character
+ * base64url digest (`sse:` before an HTTP+SSE endpoint's), every value a time and maybe an era.
+ */
+function assertHoldsNoUrl(saved: string): void {
+  assert.ok(!saved.includes('sk-secret') && !saved.includes('127.0.0.1'), saved);
+  for (const [key, value] of Object.entries(JSON.parse(saved) as Record<string, Record<string, unknown>>)) {
+    assert.match(key, /^(sse:)?[A-Za-z0-9_-]{32}$/, saved);
+    assert.equal(typeof value.learnedAt, 'number', saved);
+    for (const field of Object.keys(value)) assert.ok(field === 'learnedAt' || field === 'era', saved);
+    if ('era' in value) assert.ok(value.era === 'legacy' || value.era === 'modern', saved);
+  }
+}
+
 function erasIn(held: unknown): string[] {
   return Object.values(held as Record<string, { era: string }>).map((entry) => entry.era);
 }
@@ -412,7 +426,7 @@ describe('the CLI keeps eras across runs (MCP_HOST_ERA_FILE)', () => {
       assert.equal((await cliRun(server, list, eraFile))[0], 'POST server/discover');
       const saved = fs.readFileSync(eraFile, 'utf8');
       assert.deepEqual(erasIn(JSON.parse(saved)), ['legacy']);
-      for (const part of ['127.0.0.1', new URL(server.url).port, 'sk-secret', 'http']) assert.ok(!saved.includes(part), `the file names no part of the URL (${part}): ${saved}`);
+      assertHoldsNoUrl(saved);
       assert.deepEqual(fs.readdirSync(path.dirname(eraFile)), ['endpoint-eras.json'], 'no temporary file left');
       if (process.platform !== 'win32') assert.equal(fs.statSync(eraFile).mode & 0o777, 0o600);
 
@@ -479,7 +493,7 @@ describe('the CLI keeps the endpoints that speak only HTTP+SSE across runs (in t
       assert.deepEqual(await run(eraFile), { postsToSse: 2, gets: 1 }, 'first run: the era probe and initialize answered 405, then the stream');
       const saved = fs.readFileSync(eraFile, 'utf8');
       assert.equal(Object.keys(JSON.parse(saved) as object).filter((k) => k.startsWith('sse:')).length, 1, saved);
-      for (const part of ['127.0.0.1', String(server.port), 'sk-secret', 'http']) assert.ok(!saved.includes(part), `the file names no part of the URL (${part}): ${saved}`);
+      assertHoldsNoUrl(saved);
       if (process.platform !== 'win32') assert.equal(fs.statSync(eraFile).mode & 0o777, 0o600);
 
       assert.deepEqual(await run(eraFile), { postsToSse: 0, gets: 1 }, 'second run: the stream at once');
@@ -487,6 +501,66 @@ describe('the CLI keeps the endpoints that speak only HTTP+SSE across runs (in t
       assert.deepEqual(await run('off'), { postsToSse: 2, gets: 1 }, "'off': nothing read");
     } finally {
       await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the CLI forgets an HTTP+SSE URL that moved to Streamable HTTP (in the era file)', () => {
+  /** A front on one port that passes every request to the server `to()` names: one URL, two servers in turn. */
+  async function front(to: () => number): Promise<{ url: (pathAndQuery: string) => string; close(): Promise<void> }> {
+    const server = http.createServer((req, res) => {
+      const upstream = http.request({ host: '127.0.0.1', port: to(), path: req.url, method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      res.on('close', () => upstream.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as AddressInfo).port;
+    return {
+      url: (pathAndQuery) => `http://127.0.0.1:${port}${pathAndQuery}`,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  }
+
+  test('the remembered stream refused (GET 405): Streamable HTTP in the same run, the entry gone from the file, the next run POSTs first', async () => {
+    const legacy = await startHttpFixture('legacy-only.mjs', {});
+    const streamable = await countingServer('legacy', '405');
+    let target = legacy.port;
+    const door = await front(() => target);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-sse-'));
+    const eraFile = path.join(dir, 'endpoint-eras.json');
+    const list = ['list', '--url', door.url('/sse?key=sk-secret-in-query')];
+    const env = { ...process.env, MCP_HOST_ERA_FILE: eraFile };
+    const sseEntries = () => Object.keys(JSON.parse(fs.readFileSync(eraFile, 'utf8')) as object).filter((k) => k.startsWith('sse:'));
+    try {
+      const first = await runCli(list, { env });
+      assert.equal(first.code, 0, first.stderr);
+      assert.equal(sseEntries().length, 1, 'learned: HTTP+SSE');
+
+      target = Number(new URL(streamable.url).port);
+      const moved = await runCli(list, { env });
+      assert.equal(moved.code, 0, moved.stderr);
+      assert.equal(streamable.requests[0], 'GET', `the remembered stream first: ${streamable.requests.join(', ')}`);
+      assert.ok(streamable.requests.includes('POST initialize'), streamable.requests.join(', '));
+      assert.deepEqual(sseEntries(), [], 'forgotten in the file');
+      assertHoldsNoUrl(fs.readFileSync(eraFile, 'utf8'));
+
+      streamable.requests.length = 0;
+      const after = await runCli(list, { env });
+      assert.equal(after.code, 0, after.stderr);
+      assert.ok(streamable.requests[0]?.startsWith('POST'), `a POST first: ${streamable.requests.join(', ')}`);
+    } finally {
+      await door.close();
+      await streamable.close();
+      await legacy.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -161,6 +161,16 @@ describe("the CLI's era file holds the HTTP+SSE endpoints too", () => {
       fs.writeFileSync(file, '[1, 2]');
       assert.deepEqual(eras.read(), {});
       assert.deepEqual(sse.read(), {});
+
+      // What a write keeps of the other store's entries: only what that store writes, so nothing
+      // put there by hand grows the file past what is read.
+      const long = 'x'.repeat(80);
+      fs.writeFileSync(file, JSON.stringify({ abc: { era: 'legacy', learnedAt: now, note: 'y'.repeat(1000) }, bad: 'junk', [long]: { era: 'modern', learnedAt: now }, 'sse:def': { learnedAt: now, extra: [1, 2, 3] }, 'sse:bad': { learnedAt: 'soon' } }));
+      sse.write({ jkl: { learnedAt: now } });
+      assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { abc: { era: 'legacy', learnedAt: now }, 'sse:jkl': { learnedAt: now } });
+      fs.writeFileSync(file, JSON.stringify({ 'sse:def': { learnedAt: now, extra: [1, 2, 3] }, 'sse:bad': { learnedAt: null } }));
+      eras.write({ abc: { era: 'modern', learnedAt: now } });
+      assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { 'sse:def': { learnedAt: now }, abc: { era: 'modern', learnedAt: now } });
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
