@@ -26,7 +26,8 @@ const common = {
  * host/loadRemote.ts requires '../remote' (the HTTP transports and OAuth: dist/remote.js) when a
  * remote server is first used; host/ajvBundle.ts requires '../ajv' (Ajv and re2js: dist/ajv.js)
  * when a schema is first checked; host/loadInspect.ts requires '../inspect' (the doctor and the
- * server report: dist/inspect.js) when a server is first diagnosed or reported on.
+ * server report: dist/inspect.js) when a server is first diagnosed or reported on. And dist/cli.js is
+ * only the launcher of dist/cli-main.js (src/cli.ts).
  */
 const LAZY_PARTS = [
   { importer: 'src/host/loadRemote.ts', specifier: '../remote', output: './remote.js' },
@@ -34,11 +35,13 @@ const LAZY_PARTS = [
   { importer: 'src/host/ajvBundle.ts', specifier: '../ajv', output: './ajv.js' },
   // The doctor and the server report, in the extension (the CLI keeps them inline).
   { importer: 'src/host/loadInspect.ts', specifier: '../inspect', output: './inspect.js' },
+  // The CLI itself, behind the small dist/cli.js that turns Node's compile cache on first.
+  { importer: 'src/cli.ts', specifier: './cliMain', output: './cli-main.js' },
 ];
 const lazyPartsAsSeparateBundles = {
   name: 'lazy-parts-as-separate-bundles',
   setup(build) {
-    build.onResolve({ filter: /^\.\.\/(\.\.\/)?(remote|ajv|inspect)$/ }, (args) => {
+    build.onResolve({ filter: /^(\.\.\/(\.\.\/)?(remote|ajv|inspect)|\.\/cliMain)$/ }, (args) => {
       const importer = args.importer.replaceAll('\\', '/');
       const part = LAZY_PARTS.find((p) => importer.endsWith(p.importer) && p.specifier === args.path);
       return part ? { path: part.output, external: true } : undefined;
@@ -49,6 +52,7 @@ const lazyPartsAsSeparateBundles = {
 const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [lazyPartsAsSeparateBundles] },
   { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [lazyPartsAsSeparateBundles] },
+  { ...common, entryPoints: ['src/cliMain.ts'], outfile: 'dist/cli-main.js', plugins: [lazyPartsAsSeparateBundles] },
   // Loaded by the two above on first use (LAZY_PARTS).
   { ...common, entryPoints: ['src/remote.ts'], outfile: 'dist/remote.js' },
   { ...common, entryPoints: ['src/ajv.ts'], outfile: 'dist/ajv.js' },

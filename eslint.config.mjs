@@ -33,7 +33,7 @@ export default tseslint.config(
   },
   {
     // protocol, transport, auth and host never import vscode (nor the editor floor).
-    files: ['src/protocol/**/*.ts', 'src/transport/**/*.ts', 'src/auth/**/*.ts', 'src/host/**/*.ts', 'src/cli/**/*.ts', 'src/cli.ts', 'src/remote.ts'],
+    files: ['src/protocol/**/*.ts', 'src/transport/**/*.ts', 'src/auth/**/*.ts', 'src/host/**/*.ts', 'src/cli/**/*.ts', 'src/cli.ts', 'src/cliMain.ts', 'src/remote.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { whenRemoteLoads } from '../host/loadRemote';
 import { httpEraCache, type EraStore } from '../protocol/eraCache';
 import type { LegacySseStore } from '../transport/endpointMemory';
-import { homeDirectory } from '../util/homeDirectory';
+import { cliCacheDirectory } from './cacheDirectory';
 import { digestEntries, isLearnedAt } from '../util/persistedFacts';
 import { temporaryNameFor } from '../util/temporaryFile';
 
@@ -41,10 +41,8 @@ export function eraFilePath(env: NodeJS.ProcessEnv): string | undefined {
   const given = env.MCP_HOST_ERA_FILE;
   if (given !== undefined && OFF_VALUES.has(given.trim().toLowerCase())) return undefined;
   if (given) return given;
-  const xdg = env.XDG_CACHE_HOME;
-  if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'mcp-host', 'endpoint-eras.json');
-  const home = homeDirectory(env);
-  return home === undefined ? undefined : path.join(home, '.cache', 'mcp-host', 'endpoint-eras.json');
+  const cache = cliCacheDirectory(env);
+  return cache === undefined ? undefined : path.join(cache, 'endpoint-eras.json');
 }
 
 /** The file holds 1,024 entries at most (512 eras, 512 HTTP+SSE endpoints), well under this; a larger file is not ours to read. */

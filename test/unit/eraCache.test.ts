@@ -6,6 +6,7 @@ import os from 'node:os';
 import * as path from 'node:path';
 import { EraCache, PERSISTED_ERA_TTL_MS, type EraStore } from '../../src/protocol/eraCache';
 import { eraFilePath, fileEraStore, fileLegacySseStore } from '../../src/cli/eraFile';
+import { compileCacheDirectory } from '../../src/cli/compileCache';
 import * as fs from 'node:fs';
 import { tokenFilePath } from '../../src/cli/auth';
 import { npmCacheDir } from '../../src/host/doctor/packageRunner';
@@ -133,6 +134,8 @@ describe("the CLI's era file (eraFilePath)", () => {
     assert.equal(eraFilePath({ XDG_CACHE_HOME: '/c', HOME: '/h' }), path.join('/c', 'mcp-host', 'endpoint-eras.json'));
     assert.equal(eraFilePath({ XDG_CACHE_HOME: 'relative/cache', HOME: '/h' }), path.join('/h', '.cache', 'mcp-host', 'endpoint-eras.json'), 'a relative XDG_CACHE_HOME is ignored');
     assert.equal(eraFilePath({ MCP_HOST_ERA_FILE: '', HOME: '/h' }), path.join('/h', '.cache', 'mcp-host', 'endpoint-eras.json'), 'empty: the default');
+    assert.equal(compileCacheDirectory({ XDG_CACHE_HOME: '/c', HOME: '/h' }), path.join('/c', 'mcp-host', 'compile-cache'), 'the compiled code beside it');
+    assert.equal(compileCacheDirectory({ HOME: '/h' }), path.join('/h', '.cache', 'mcp-host', 'compile-cache'));
   });
 });
 
@@ -186,6 +189,7 @@ describe('without a home directory (no HOME, and a user the system has no record
     try {
       assert.equal(homeDirectory({}), undefined);
       assert.equal(eraFilePath({}), undefined);
+      assert.equal(compileCacheDirectory({}), undefined, 'no compile cache either (Node would pick the shared temporary folder)');
       assert.equal(tokenFilePath({}), undefined);
       assert.equal(npmCacheDir({}, 'linux'), undefined);
       assert.equal(eraFilePath({ XDG_CACHE_HOME: '/c' }), path.join('/c', 'mcp-host', 'endpoint-eras.json'), 'XDG needs no home');
