@@ -53,7 +53,7 @@ const builds = [
   { ...common, entryPoints: ['src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [lazyPartsAsSeparateBundles] },
   { ...common, entryPoints: ['src/cli.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [lazyPartsAsSeparateBundles] },
   { ...common, entryPoints: ['src/cliMain.ts'], outfile: 'dist/cli-main.js', plugins: [lazyPartsAsSeparateBundles] },
-  // Loaded by the two above on first use (LAZY_PARTS).
+  // Loaded by those above on first use (LAZY_PARTS).
   { ...common, entryPoints: ['src/remote.ts'], outfile: 'dist/remote.js' },
   { ...common, entryPoints: ['src/ajv.ts'], outfile: 'dist/ajv.js' },
   { ...common, entryPoints: ['src/inspect.ts'], outfile: 'dist/inspect.js', plugins: [lazyPartsAsSeparateBundles] },

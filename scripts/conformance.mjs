@@ -87,8 +87,9 @@ function runSuiteCli(node, args) {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
       // MCP_HOST_ERA_FILE off: each scenario meets its server as new (the suite reuses ports; an
-      // era remembered from another scenario or an earlier run would skip the probe it may check).
-      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', MCP_HOST_ERA_FILE: 'off' },
+      // era remembered from another scenario or an earlier run would skip the probe it may check);
+      // no compile cache written into the home by a CLI run on Node 22 or later.
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', MCP_HOST_ERA_FILE: 'off', NODE_DISABLE_COMPILE_CACHE: '1' },
     });
     let output = '';
     child.stdout.on('data', (c) => (output += c));

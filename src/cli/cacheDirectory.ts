@@ -10,5 +10,6 @@ export function cliCacheDirectory(env: NodeJS.ProcessEnv): string | undefined {
   const xdg = env.XDG_CACHE_HOME;
   if (xdg && path.isAbsolute(xdg)) return path.join(xdg, 'mcp-host');
   const home = homeDirectory(env);
-  return home === undefined ? undefined : path.join(home, '.cache', 'mcp-host');
+  // A relative HOME would put it under whatever folder the CLI runs in.
+  return home === undefined || !path.isAbsolute(home) ? undefined : path.join(home, '.cache', 'mcp-host');
 }

@@ -288,9 +288,56 @@ describe("Node's compile cache for the CLI (Node 22.1 and later)", () => {
 
       fs.rmSync(cache, { recursive: true, force: true });
       run(NODE24, { ...env, NODE_DISABLE_COMPILE_CACHE: '1' });
-      assert.deepEqual(filesUnder(cache), [], 'NODE_DISABLE_COMPILE_CACHE=1: nothing kept');
+      assert.ok(!fs.existsSync(cache), 'NODE_DISABLE_COMPILE_CACHE=1: no folder, nothing kept');
       run(process.execPath, env);
-      assert.deepEqual(filesUnder(cache), [], `${process.version} has no compile cache: the CLI runs as before`);
+      assert.ok(!fs.existsSync(cache), `${process.version} has no compile cache: the CLI runs as before`);
+
+      const tmp = path.join(home, 'tmp');
+      fs.mkdirSync(tmp);
+      run(NODE24, { ...env, TMPDIR: tmp });
+      assert.ok(filesUnder(cache).length >= 1);
+      assert.deepEqual(filesUnder(tmp), [], 'nothing in the temporary folder');
+
+      const chosen = path.join(home, 'chosen');
+      fs.rmSync(cache, { recursive: true, force: true });
+      run(NODE24, { ...env, NODE_COMPILE_CACHE: chosen });
+      assert.ok(filesUnder(chosen).length >= 1, 'NODE_COMPILE_CACHE: the folder Node was given');
+      assert.ok(!fs.existsSync(cache));
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  });
+
+  test('not used when someone else could write the folder or swap it: a loose folder, a symbolic link, a loose folder above', (t) => {
+    if (!fs.existsSync(NODE24)) return t.skip(`no Node 24 at ${NODE24} (node scripts/vscode-host/install.mjs puts it there)`);
+    if (process.platform === 'win32') return t.skip('folder modes are POSIX');
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-compile-cache-'));
+    try {
+      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: '' };
+      delete env.NODE_COMPILE_CACHE;
+      delete env.NODE_DISABLE_COMPILE_CACHE;
+      const cache = path.join(home, '.cache', 'mcp-host', 'compile-cache');
+
+      fs.mkdirSync(cache, { recursive: true });
+      fs.chmodSync(cache, 0o777);
+      run(NODE24, env);
+      assert.deepEqual(filesUnder(cache), [], 'a folder others may write: not used (it may hold what they put there)');
+
+      fs.rmSync(cache, { recursive: true });
+      const elsewhere = path.join(home, 'elsewhere');
+      fs.mkdirSync(elsewhere, { mode: 0o700 });
+      fs.symlinkSync(elsewhere, cache);
+      run(NODE24, env);
+      assert.deepEqual(filesUnder(elsewhere), [], 'a symbolic link: not followed');
+
+      fs.rmSync(cache);
+      fs.chmodSync(path.join(home, '.cache'), 0o777);
+      run(NODE24, env);
+      assert.deepEqual(filesUnder(cache), [], 'a folder above that others may write (they could swap ours): not used');
+
+      fs.chmodSync(path.join(home, '.cache'), 0o700);
+      run(NODE24, env);
+      assert.ok(filesUnder(cache).length >= 1, 'and used once all is owner-only');
     } finally {
       fs.rmSync(home, { recursive: true, force: true });
     }
