@@ -269,14 +269,22 @@ describe("Node's compile cache for the CLI (Node 22.1 and later)", () => {
     return fs.existsSync(dir) ? (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => fs.statSync(path.join(dir, f)).isFile()) : [];
   }
 
-  test("kept in the CLI's own cache folder, owner-only, not in the shared temporary folder; read back by the next run; off with NODE_DISABLE_COMPILE_CACHE", (t) => {
-    if (!fs.existsSync(NODE24)) return t.skip(`no Node 24 at ${NODE24} (node scripts/vscode-host/install.mjs puts it there)`);
+  /** A home of its own for the CLI runs of `body`, with the compile cache left to the CLI (the tests' env turns it off). */
+  function inFreshHome(body: (home: string, env: NodeJS.ProcessEnv, cache: string) => void): void {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-compile-cache-'));
     try {
       const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: '' };
       delete env.NODE_COMPILE_CACHE;
       delete env.NODE_DISABLE_COMPILE_CACHE;
-      const cache = path.join(home, '.cache', 'mcp-host', 'compile-cache');
+      body(home, env, path.join(home, '.cache', 'mcp-host', 'compile-cache'));
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
+  }
+
+  test("kept in the CLI's own cache folder, owner-only, not in the shared temporary folder; read back by the next run; off with NODE_DISABLE_COMPILE_CACHE", (t) => {
+    if (!fs.existsSync(NODE24)) return t.skip(`no Node 24 at ${NODE24} (node scripts/vscode-host/install.mjs puts it there)`);
+    inFreshHome((home, env, cache) => {
       run(NODE24, env);
       const written = filesUnder(cache);
       assert.ok(written.length >= 1, `compiled code kept in ${cache}`);
@@ -303,21 +311,13 @@ describe("Node's compile cache for the CLI (Node 22.1 and later)", () => {
       run(NODE24, { ...env, NODE_COMPILE_CACHE: chosen });
       assert.ok(filesUnder(chosen).length >= 1, 'NODE_COMPILE_CACHE: the folder Node was given');
       assert.ok(!fs.existsSync(cache));
-    } finally {
-      fs.rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 
   test('not used when someone else could write the folder or swap it: a loose folder, a symbolic link, a loose folder above', (t) => {
     if (!fs.existsSync(NODE24)) return t.skip(`no Node 24 at ${NODE24} (node scripts/vscode-host/install.mjs puts it there)`);
     if (process.platform === 'win32') return t.skip('folder modes are POSIX');
-    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-compile-cache-'));
-    try {
-      const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CACHE_HOME: '' };
-      delete env.NODE_COMPILE_CACHE;
-      delete env.NODE_DISABLE_COMPILE_CACHE;
-      const cache = path.join(home, '.cache', 'mcp-host', 'compile-cache');
-
+    inFreshHome((home, env, cache) => {
       fs.mkdirSync(cache, { recursive: true });
       fs.chmodSync(cache, 0o777);
       run(NODE24, env);
@@ -338,8 +338,6 @@ describe("Node's compile cache for the CLI (Node 22.1 and later)", () => {
       fs.chmodSync(path.join(home, '.cache'), 0o700);
       run(NODE24, env);
       assert.ok(filesUnder(cache).length >= 1, 'and used once all is owner-only');
-    } finally {
-      fs.rmSync(home, { recursive: true, force: true });
-    }
+    });
   });
 });
