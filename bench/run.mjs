@@ -29,6 +29,7 @@ import { HttpFloorClient } from './http-floor-client.mjs';
 import { startHttpServer } from './http-server-process.mjs';
 import { ROOT } from './paths.mjs';
 import { SCENARIOS } from './scenarios.mjs';
+import { measureCliStart } from './cli-start.mjs';
 
 const CLIENTS = ['ours', 'sdk', 'floor'];
 // Over HTTP a second floor: the same minimal client posting through node:http with a keep-alive agent.
@@ -202,6 +203,11 @@ async function measureActivation() {
 log('Building the production bundle (node esbuild.mjs --production) ...');
 const bundle = await measureBundle();
 const vsix = measureVsix();
+log("Measuring the CLI's start with and without the compile cache (Node 22 and 24 of the test host) ...");
+const cliStart = await measureCliStart().catch((err) => {
+  crashes.push(`the CLI start measurement failed: ${err.message}`);
+  return [];
+});
 log('Measuring activation in a real VS Code (--no-activation skips it) ...');
 const activation = await measureActivation();
 
@@ -430,6 +436,8 @@ if (bundle.parts) {
   if (bundle.bytes !== null && !bundleMet) log(`  over the target by ${bundle.bytes - TARGETS.bundleBytes} bytes (${((bundle.bytes - TARGETS.bundleBytes) / 1024).toFixed(1)} KiB)`);
 }
 log(`VSIX: ${vsix.bytes === null ? 'n/a' : `${vsix.bytes} bytes (${(vsix.bytes / 1024).toFixed(1)} KiB)`}  [${vsix.note}]`);
+for (const r of cliStart) log(`CLI start (mcp-host list --url, the production build, median of 15 alternating runs): Node ${r.node}, compile cache off ${r.offMs.toFixed(1)} ms, on ${r.onMs.toFixed(1)} ms`);
+if (cliStart.length === 0) log('CLI start: not measured (no Node 22 or 24 in .vscode-test-host: node scripts/vscode-host/install.mjs installs them)');
 // met: null when it could not be measured (the extension or its test is not there yet).
 verdicts.push({ what: `activation < ${TARGETS.activationMs} ms`, met: activation.ms === null ? null : activationMet, value: activation.ms === null ? activation.note : `${activation.ms.toFixed(1)} ms` });
 verdicts.push({ what: `production bundle < ${TARGETS.bundleBytes} bytes`, met: bundle.bytes === null ? null : bundleMet, value: bundle.bytes === null ? bundle.note : `${bundle.bytes} bytes` });
@@ -447,6 +455,7 @@ const results = {
   sdk_over_floor: sdkOverFloor,
   traffic_recording: traffic,
   vsix_bytes: vsix.bytes,
+  cli_start: cliStart,
   targets: Object.fromEntries(verdicts.map((v) => [v.what, { met: v.met, value: v.value }])),
   node: process.version,
   wall_s: Math.round(wallS),
