@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { whenRemoteLoads } from '../host/loadRemote';
-import { httpEraCache, type EraStore } from '../protocol/eraCache';
-import type { LegacySseStore } from '../transport/endpointMemory';
+import { httpEraCache, parsePersistedEra, type EraStore } from '../protocol/eraCache';
+import { parseLegacySseFact, type LegacySseStore } from '../transport/endpointMemory';
 import { cliCacheDirectory } from './cacheDirectory';
-import { digestEntries, isLearnedAt } from '../util/persistedFacts';
+import { MAX_PERSISTED_FACTS, digestEntries } from '../util/persistedFacts';
 import { temporaryNameFor } from '../util/temporaryFile';
 
 let remembering = false;
@@ -59,7 +59,7 @@ const MAX_FILE_BYTES = 128 * 1024;
 export function fileEraStore(file: string): EraStore {
   return {
     read: () => entriesOf(readEraFile(file), isEraKey),
-    write: (eras) => writeEraFile(file, { ...keptEntries(readEraFile(file), isLegacySseKey), ...eras }),
+    write: (eras) => writeEraFile(file, { ...keptEntries(readEraFile(file), isLegacySseKey, parseLegacySseFact), ...eras }),
   };
 }
 
@@ -71,24 +71,17 @@ export function fileEraStore(file: string): EraStore {
 export function fileLegacySseStore(file: string): LegacySseStore {
   return {
     read: () => withoutPrefix(entriesOf(readEraFile(file), isLegacySseKey)),
-    write: (learned) => writeEraFile(file, { ...keptEntries(readEraFile(file), isEraKey), ...withPrefix(learned) }),
+    write: (learned) => writeEraFile(file, { ...keptEntries(readEraFile(file), isEraKey, parsePersistedEra), ...withPrefix(learned) }),
   };
 }
 
-/** Entries of one store found in the file: each store rewrites its own. */
-const MAX_ENTRIES_PER_STORE = 512;
-
 /**
- * What a write of one store keeps of the other's entries: those shaped as that store writes them
- * (a time, and an era if any), its own number at most. Anything else a hand or another program
- * put in the file goes, so that it cannot grow past what is read.
+ * What a write of one store keeps of the other's entries: those the other store reads (`parse`),
+ * as many as it reads at most. Anything else a hand or another program put in the file goes, so
+ * that it cannot grow past what is read.
  */
-function keptEntries(held: unknown, wanted: (key: string) => boolean): Record<string, unknown> {
-  const kept = digestEntries(entriesOf(held, wanted), MAX_ENTRIES_PER_STORE, ({ era, learnedAt }) => {
-    if (!isLearnedAt(learnedAt)) return undefined;
-    return era === 'legacy' || era === 'modern' ? { era, learnedAt } : { learnedAt };
-  });
-  return Object.fromEntries(kept);
+function keptEntries<T>(held: unknown, wanted: (key: string) => boolean, parse: (value: Record<string, unknown>) => T | undefined): Record<string, T> {
+  return Object.fromEntries(digestEntries(entriesOf(held, wanted), MAX_PERSISTED_FACTS, parse));
 }
 
 const LEGACY_SSE_PREFIX = 'sse:';

@@ -4,18 +4,13 @@
 // first contacts share one probe. Stdio has no key: its era lives and dies with its process.
 import type { ProtocolEra } from './era';
 import { setBounded } from '../util/boundedMap';
-import { ENDPOINT_DIGEST_LENGTH, textDigest } from '../util/digest';
-import { digestEntries, isLearnedAt, learnedRecently } from '../util/persistedFacts';
+import { PersistedFacts, isLearnedAt, type FactStore } from '../util/persistedFacts';
 
 /**
  * Where remembered eras outlive the process (the extension's globalState, the CLI's file), as
- * versioning.mdx allows ("MAY persist it across restarts"). Its keys are digests of endpoint keys:
- * an endpoint's path or query can hold a credential, and a digest is all a lookup needs.
+ * versioning.mdx allows ("MAY persist it across restarts"): digests of endpoint keys, never a URL.
  */
-export interface EraStore {
-  read(): unknown;
-  write(eras: Record<string, PersistedEra>): void;
-}
+export type EraStore = FactStore<PersistedEra>;
 
 /** An era in the store, and when a probe learned it (ms since the epoch). */
 export interface PersistedEra {
@@ -49,32 +44,23 @@ const MAX_ENDPOINTS = 512;
 export class EraCache {
   private readonly known = new Map<string, ProtocolEra>();
   private readonly flights = new Map<string, ProbeFlight>();
-  /** What earlier processes learned, by digest of the endpoint key (see EraStore). */
-  private readonly persisted = new Map<string, PersistedEra>();
-  private store: EraStore | undefined;
+  /** What earlier processes learned (see EraStore), each trusted for a day. */
+  private readonly persisted = new PersistedFacts<PersistedEra>(PERSISTED_ERA_TTL_MS, parsePersistedEra);
 
   /**
    * Remembers across restarts in `store` from now on, starting with what it holds (anything
    * malformed in it is ignored). Undefined: this process only.
    */
   persistIn(store: EraStore | undefined): void {
-    this.store = store;
-    this.persisted.clear();
-    for (const [digest, era] of readStore(store)) this.persisted.set(digest, era);
+    this.persisted.use(store);
   }
 
   /** The era remembered for the endpoint (in this process, or by an earlier one), if any. */
   eraOf(key: string): ProtocolEra | undefined {
     const known = this.known.get(key);
-    if (known !== undefined || this.persisted.size === 0) return known;
-    const digest = textDigest(key, ENDPOINT_DIGEST_LENGTH);
-    const earlier = this.persisted.get(digest);
+    if (known !== undefined) return known;
+    const earlier = this.persisted.factOf(key);
     if (earlier === undefined) return undefined;
-    // Read when the process started, maybe long ago (an editor window, a gateway): aged since.
-    if (!trusted(earlier, Date.now())) {
-      this.persisted.delete(digest);
-      return undefined;
-    }
     setBounded(this.known, key, earlier.era, MAX_ENDPOINTS);
     return earlier.era;
   }
@@ -105,64 +91,33 @@ export class EraCache {
 
   remember(key: string, era: ProtocolEra): void {
     setBounded(this.known, key, era, MAX_ENDPOINTS);
-    if (!this.store) return;
-    const digest = textDigest(key, ENDPOINT_DIGEST_LENGTH);
-    const held = this.persisted.get(digest);
+    if (!this.persisted.persisting) return;
+    const held = this.persisted.factOf(key);
     const now = Date.now();
     // A probe that taught it again restarts the entry's day; a modern endpoint, probed by every
     // handshake (server/discover is its handshake), rewrites the store once an hour at most.
     if (held?.era === era && now - held.learnedAt < REWRITE_AFTER_MS) return;
-    this.save(digest, { era, learnedAt: now });
+    this.persisted.save(key, { era, learnedAt: now });
   }
 
   /** The remembered era proved wrong: the next contact probes again (in later processes, too). */
   forget(key: string): void {
     this.known.delete(key);
-    if (!this.store) return;
-    const digest = textDigest(key, ENDPOINT_DIGEST_LENGTH);
-    if (this.persisted.has(digest)) this.save(digest, undefined);
-  }
-
-  /**
-   * Writes one change (undefined: forgotten) over what the store holds now: another VS Code
-   * window may have written since this one read it.
-   */
-  private save(digest: string, entry: PersistedEra | undefined): void {
-    const store = this.store;
-    if (!store) return;
-    this.persisted.clear();
-    for (const [d, e] of readStore(store)) this.persisted.set(d, e);
-    if (entry === undefined) this.persisted.delete(digest);
-    else setBounded(this.persisted, digest, entry, MAX_ENDPOINTS);
-    store.write(Object.fromEntries(this.persisted));
+    this.persisted.save(key, undefined);
   }
 
   /** Forgets every endpoint (tests), and stops persisting; the store keeps what it holds. */
   clear(): void {
     this.known.clear();
     this.persisted.clear();
-    this.store = undefined;
     for (const flight of this.flights.values()) flight.settle(undefined);
     this.flights.clear();
   }
 }
 
-/** Less than a day old, by a clock not set back since (persistedFacts.ts). */
-function trusted(entry: PersistedEra, now: number): boolean {
-  return learnedRecently(entry.learnedAt, now, PERSISTED_ERA_TTL_MS);
-}
-
-/**
- * The well-formed, trusted entries a store holds (at most MAX_ENDPOINTS); anything else in it is
- * ignored, and dropped by the next write.
- */
-function readStore(store: EraStore | undefined): Array<[string, PersistedEra]> {
-  const now = Date.now();
-  return digestEntries(store?.read(), MAX_ENDPOINTS, ({ era, learnedAt }) => {
-    if ((era !== 'legacy' && era !== 'modern') || !isLearnedAt(learnedAt)) return undefined;
-    const entry: PersistedEra = { era, learnedAt };
-    return trusted(entry, now) ? entry : undefined;
-  });
+/** An entry of the store as EraCache writes it, or undefined. */
+export function parsePersistedEra({ era, learnedAt }: Record<string, unknown>): PersistedEra | undefined {
+  return (era === 'legacy' || era === 'modern') && isLearnedAt(learnedAt) ? { era, learnedAt } : undefined;
 }
 
 /** The one cache of this process: every McpClient over HTTP shares it. */

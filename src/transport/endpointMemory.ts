@@ -4,8 +4,8 @@
 // answers the GET with 405), so that later sessions do not ask again.
 
 import { setBounded } from '../util/boundedMap';
-import { ENDPOINT_DIGEST_LENGTH, textDigest } from '../util/digest';
-import { digestEntries, isLearnedAt, learnedRecently } from '../util/persistedFacts';
+import { textDigest } from '../util/digest';
+import { PersistedFacts, isLearnedAt, type FactStore } from '../util/persistedFacts';
 
 /** Endpoints remembered at most (a process talks to its configured servers; the bound is for any other). */
 const MAX_ENDPOINTS = 512;
@@ -139,10 +139,7 @@ export const LEGACY_SSE_MEMORY_MS = 60 * 60_000;
  * each run against such a URL does not POST in vain first): digests of endpoint keys (a path or a
  * query may hold a credential), each with when it was learned (ms since the epoch).
  */
-export interface LegacySseStore {
-  read(): unknown;
-  write(learned: Record<string, LegacySseFact>): void;
-}
+export type LegacySseStore = FactStore<LegacySseFact>;
 
 export interface LegacySseFact {
   readonly learnedAt: number;
@@ -158,15 +155,12 @@ export interface LegacySseFact {
 export class LegacySseEndpoints {
   /** performance.now() until which each endpoint is believed. */
   private readonly until = new Map<string, number>();
-  /** What earlier processes learned, by digest of the endpoint key, until this process uses it (then in `until`). */
-  private readonly persisted = new Map<string, LegacySseFact>();
-  private store: LegacySseStore | undefined;
+  /** What earlier processes learned, each believed for the rest of its hour. */
+  private readonly persisted = new PersistedFacts<LegacySseFact>(LEGACY_SSE_MEMORY_MS, parseLegacySseFact);
 
   /** Remembers across processes in `store` from now on, starting with what it holds (anything malformed is ignored). */
   persistIn(store: LegacySseStore | undefined): void {
-    this.store = store;
-    this.persisted.clear();
-    for (const [digest, fact] of readLegacySseStore(store, Date.now())) this.persisted.set(digest, fact);
+    this.persisted.use(store);
   }
 
   /** `now`: performance.now(), and `wallNow`: Date.now(), given by tests. */
@@ -177,62 +171,33 @@ export class LegacySseEndpoints {
       this.until.delete(key);
       return false;
     }
-    if (this.persisted.size === 0) return false;
-    const digest = textDigest(key, ENDPOINT_DIGEST_LENGTH);
-    const fact = this.persisted.get(digest);
+    const fact = this.persisted.factOf(key, wallNow);
     if (fact === undefined) return false;
-    // Read when the process started, maybe long ago (an editor window, `mcp-host serve`): aged since.
-    if (!learnedRecently(fact.learnedAt, wallNow, LEGACY_SSE_MEMORY_MS)) {
-      this.persisted.delete(digest);
-      return false;
-    }
     // Believed for the rest of its time, as if this process had learned it.
-    this.persisted.delete(digest);
     setBounded(this.until, key, now + Math.min(LEGACY_SSE_MEMORY_MS, LEGACY_SSE_MEMORY_MS - (wallNow - fact.learnedAt)), MAX_ENDPOINTS);
     return true;
   }
 
   remember(key: string): void {
     setBounded(this.until, key, performance.now() + LEGACY_SSE_MEMORY_MS, MAX_ENDPOINTS);
-    if (this.store) this.save(textDigest(key, ENDPOINT_DIGEST_LENGTH), { learnedAt: Date.now() });
+    this.persisted.save(key, { learnedAt: Date.now() });
   }
 
   forget(key: string): void {
     this.until.delete(key);
-    if (!this.store) return;
-    const digest = textDigest(key, ENDPOINT_DIGEST_LENGTH);
-    this.persisted.delete(digest);
-    this.save(digest, undefined);
-  }
-
-  /**
-   * Writes one change (undefined: forgotten) over what the store holds now, since another process
-   * may have written meanwhile; nothing when there is nothing to forget.
-   */
-  private save(digest: string, fact: LegacySseFact | undefined): void {
-    const store = this.store;
-    if (!store) return;
-    const held = new Map(readLegacySseStore(store, Date.now()));
-    // What other processes learned meanwhile is believed from now on, as at the start.
-    for (const [d, f] of held) if (d !== digest) setBounded(this.persisted, d, f, MAX_ENDPOINTS);
-    if (fact !== undefined) setBounded(held, digest, fact, MAX_ENDPOINTS);
-    else if (!held.delete(digest)) return;
-    store.write(Object.fromEntries(held));
+    this.persisted.save(key, undefined);
   }
 
   /** Forgets every endpoint (tests), and stops persisting; the store keeps what it holds. */
   clear(): void {
     this.until.clear();
     this.persisted.clear();
-    this.store = undefined;
   }
 }
 
-/** The well-formed entries of a store still believed (at most MAX_ENDPOINTS); anything else is ignored, and dropped by the next write. */
-function readLegacySseStore(store: LegacySseStore | undefined, now: number): Array<[string, LegacySseFact]> {
-  return digestEntries(store?.read(), MAX_ENDPOINTS, ({ learnedAt }) =>
-    isLearnedAt(learnedAt) && learnedRecently(learnedAt, now, LEGACY_SSE_MEMORY_MS) ? { learnedAt } : undefined,
-  );
+/** An entry of a store as LegacySseEndpoints writes it, or undefined. */
+export function parseLegacySseFact({ learnedAt }: Record<string, unknown>): LegacySseFact | undefined {
+  return isLearnedAt(learnedAt) ? { learnedAt } : undefined;
 }
 
 /** The one memory of this process, shared by every HTTP transport with fallback (http.ts). */
