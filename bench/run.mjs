@@ -30,6 +30,7 @@ import { startHttpServer } from './http-server-process.mjs';
 import { ROOT } from './paths.mjs';
 import { SCENARIOS } from './scenarios.mjs';
 import { measureCliStart } from './cli-start.mjs';
+import { median } from './median.mjs';
 
 const CLIENTS = ['ours', 'sdk', 'floor'];
 // Over HTTP a second floor: the same minimal client posting through node:http with a keep-alive agent.
@@ -227,13 +228,6 @@ async function runWorker(client, scenario) {
     return undefined;
   }
   return JSON.parse(line.slice('BENCH_RESULT '.length));
-}
-
-function median(values) {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 const isHttp = (name) => SCENARIOS[name].transport === 'http';
