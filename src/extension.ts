@@ -12,8 +12,7 @@ import { registerDoctor } from './vscode/doctor';
 import { registerServerReport } from './vscode/serverReport';
 import { registerTrafficView } from './vscode/traffic';
 import { SharedServers } from './vscode/share';
-import { httpEraCache } from './protocol/eraCache';
-import { globalStateEraStore } from './vscode/eraStore';
+import { rememberEndpointsAcrossWindows } from './vscode/endpointStores';
 
 /** What the extension exports: used by its integration tests and by other extensions. */
 export interface McpHostApi {
@@ -27,6 +26,8 @@ export interface McpHostApi {
   readonly logDirectory: string;
   /** This extension's global storage folder (other extensions', such as Cline's, are its siblings). */
   readonly globalStorageDirectory: string;
+  /** What the extension keeps across windows (tests read what a remote server taught it). */
+  readonly globalState: vscode.Memento;
   /** The servers shared with the chat, and the gateway they are reached through. */
   readonly sharing: SharedServers;
 }
@@ -40,8 +41,8 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
   const mainLog = vscode.window.createOutputChannel('MCP Host', { log: true });
   const diagnostics = vscode.languages.createDiagnosticCollection('mcpHost');
   controller = new HostController(context, mainLog, diagnostics);
-  // A remote server's era, once learned, spares later starts of VS Code the server/discover probe.
-  httpEraCache.persistIn(globalStateEraStore(context.globalState));
+  // What a remote server taught (its era; that it speaks only HTTP+SSE) spares later windows a round trip.
+  const endpointMemory = rememberEndpointsAcrossWindows(context.globalState);
   // Servers the person shares with the chat (src/vscode/share.ts): a gateway client's sampling or
   // elicitation goes back to that client, the rest to the editor's own handlers.
   const sharing = new SharedServers(controller);
@@ -52,7 +53,7 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
   const tree = new ServerTreeProvider(controller.registry, tasks);
   const view = vscode.window.createTreeView('mcpHost.servers', { treeDataProvider: tree, showCollapseAll: true });
   context.subscriptions.push(
-    { dispose: () => httpEraCache.persistIn(undefined) },
+    endpointMemory,
     mainLog,
     diagnostics,
     controller,
@@ -74,7 +75,7 @@ export function activate(context: vscode.ExtensionContext): McpHostApi {
   const ready = new Promise<void>((resolve) => setImmediate(resolve)).then(() => host.reload());
   const activationMs = performance.now() - started;
   mainLog.info(`Activated in ${activationMs.toFixed(1)} ms`);
-  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath, globalStorageDirectory: context.globalStorageUri.fsPath, sharing };
+  return { controller: host, tree, activationMs, ready, logDirectory: context.logUri.fsPath, globalStorageDirectory: context.globalStorageUri.fsPath, globalState: context.globalState, sharing };
 }
 
 export async function deactivate(): Promise<void> {
