@@ -18,6 +18,8 @@ import {
 import { McpError, ErrorCode, UnsupportedProtocolVersionError, ConnectionClosedError, RemoteError, RequestTimeoutError } from './errors';
 import { httpEraCache } from './eraCache';
 import { findCause } from '../util/errorCause';
+import { withTimeout } from '../util/withTimeout';
+import { DEFAULT_REQUEST_TIMEOUT_MS } from './connectionTypes';
 import { fastTest } from './fast-check';
 import { JsonRpcResultResponseSchema } from './jsonrpc';
 import { DiscoverResultSchema, ImplementationSchema, InitializeResultSchema, ListToolsResultSchema, type ClientCapabilities, type DiscoverResult, type InitializeResult } from './schemas';
@@ -192,7 +194,15 @@ async function initialize(ctx: HandshakeContext, offered: string, signal: AbortS
   ctx.ready({ kind: 'ready', initializeResult: result, era: 'legacy' });
   // HTTP transports send the negotiated version as a header on every later request.
   transport.setProtocolVersion?.(result.protocolVersion);
-  await connection.notify('notifications/initialized');
+  // A server that never takes the notification (an HTTP POST left unanswered, a pipe it stopped
+  // reading) must not hold the start forever: it gets the time initialize had.
+  const acceptMs = options.initializeTimeoutMs ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  try {
+    await withTimeout(connection.notify('notifications/initialized'), acceptMs, () => new RequestTimeoutError('notifications/initialized', acceptMs, `${options.label} did not take it`));
+  } catch (err) {
+    await closeQuietly(ctx);
+    throw err;
+  }
   return result;
 }
 

@@ -5,6 +5,7 @@ import { MetaKey } from './era';
 import { SubscriptionsAcknowledgedParamsSchema, type SubscriptionFilter } from './schemas';
 import type { Disposable } from '../util/disposable';
 import type { Logger } from '../util/logger';
+import { withTimeout } from '../util/withTimeout';
 
 /** A listen stream lasts as long as the connection; the connection's timer needs a finite number. */
 const LISTEN_TIMEOUT_MS = 2_000_000_000;
@@ -212,18 +213,3 @@ export function subscriptionIdOf(params: Record<string, unknown>): unknown {
   return meta?.[MetaKey.subscriptionId];
 }
 
-function withTimeout<T>(promise: Promise<T>, ms: number, error: () => Error): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(() => reject(error()), ms);
-    promise.then(
-      (v) => {
-        clearTimeout(timer);
-        resolve(v);
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        reject(err as Error);
-      },
-    );
-  });
-}

@@ -45,6 +45,8 @@ export interface HttpTransportOptions {
   reconnect?: HttpReconnectOptions;
   /** The address as errors and logs show it (the config's url as written); default displayUrl(url). */
   shownUrl?: string;
+  /** How long a POST that carries no request may wait to be taken (default ACCEPT_TIMEOUT_MS). */
+  acceptTimeoutMs?: number;
 }
 
 export const DEFAULT_RECONNECT_INITIAL_DELAY_MS = 1000;
@@ -54,6 +56,11 @@ export const DEFAULT_RECONNECT_MAX_ATTEMPTS = 5;
 export const MAX_AUTH_RETRIES = 3;
 /** How long close() waits for the server to acknowledge the session DELETE. */
 export const DELETE_TIMEOUT_MS = 2000;
+/**
+ * How long a POST that carries no request (a notification, our answer to the server) may wait
+ * for the server to take it: a spec-following server answers 202 at once.
+ */
+export const ACCEPT_TIMEOUT_MS = 30_000;
 
 
 /** Origin, path and query names only (util/displayUrl.ts): the query may hold a key and the user info a password. */
@@ -87,6 +94,7 @@ export interface ResolvedHttpOptions {
   readonly initialDelayMs: number;
   readonly maxDelayMs: number;
   readonly maxAttempts: number;
+  readonly acceptTimeoutMs: number;
 }
 
 export function resolveHttpOptions(options: HttpTransportOptions): ResolvedHttpOptions {
@@ -106,6 +114,7 @@ export function resolveHttpOptions(options: HttpTransportOptions): ResolvedHttpO
     initialDelayMs: positive(options.reconnect?.initialDelayMs, DEFAULT_RECONNECT_INITIAL_DELAY_MS),
     maxDelayMs: positive(options.reconnect?.maxDelayMs, DEFAULT_RECONNECT_MAX_DELAY_MS),
     maxAttempts: positive(options.reconnect?.maxAttempts, DEFAULT_RECONNECT_MAX_ATTEMPTS),
+    acceptTimeoutMs: positive(options.acceptTimeoutMs, ACCEPT_TIMEOUT_MS),
   };
 }
 
@@ -259,11 +268,53 @@ function fetchFailure(o: ResolvedHttpOptions, method: string, signal: AbortSigna
     return new HttpTransportError(`${method} ${o.shownUrl} ${err.message}`, { code: 'EREDIRECT', url: o.shownUrl, label: o.label });
   }
   if (signal.aborted) return closedError(o, err);
-  return networkError(o, method, err);
+  return notHttpAnswer(o, method, err) ?? unsendable(o, method, err) ?? networkError(o, method, err);
 }
 
-/** Failures without a status where the server did answer. */
-const NOT_NETWORK_CODES: ReadonlySet<string> = new Set(['ECLOSED', 'EPROTO', 'EREDIRECT', 'EMSGSIZE']);
+/**
+ * The server answered, but not in HTTP that Node's parser accepts (llhttp's HPE_* codes: headers
+ * over 16 KB, a malformed status line or chunk): the server is there, so this is no network failure.
+ */
+function notHttpAnswer(o: ResolvedHttpOptions, method: string, err: unknown): HttpTransportError | undefined {
+  const code = causeCode(err);
+  if (code === undefined || !code.startsWith('HPE_')) return undefined;
+  const why = code === 'HPE_HEADER_OVERFLOW' ? 'its headers are larger than 16 KB' : 'it is malformed';
+  return new HttpTransportError(`${method} ${o.shownUrl}: the server's answer is not valid HTTP (${why}; ${code})`, {
+    code: 'EPROTO',
+    url: o.shownUrl,
+    label: o.label,
+    cause: err,
+  });
+}
+
+/**
+ * A request that could not be made at all (a header value Node refuses, a URL with credentials):
+ * a TypeError of its own rather than fetch's "fetch failed" around a network cause. Nothing
+ * reached the server, and trying again sends the same request: no network failure either.
+ */
+function unsendable(o: ResolvedHttpOptions, method: string, err: unknown): HttpTransportError | undefined {
+  if (!(err instanceof TypeError) || err.message === 'fetch failed') return undefined;
+  return new HttpTransportError(`cannot send ${method} to ${o.shownUrl}: ${excerptText(err.message, 200)}`, {
+    code: 'EREQUEST',
+    url: o.shownUrl,
+    label: o.label,
+    cause: err,
+  });
+}
+
+/** The first error code in a fetch failure's chain of causes. */
+function causeCode(err: unknown): string | undefined {
+  let cause: unknown = err;
+  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    cause = cause.cause;
+  }
+  return undefined;
+}
+
+/** Failures without a status where the server did answer, or where nothing could be sent. */
+const NOT_NETWORK_CODES: ReadonlySet<string> = new Set(['ECLOSED', 'EPROTO', 'EREDIRECT', 'EMSGSIZE', 'EREQUEST', 'ETIMEDOUT_ACCEPT']);
 
 /** True for a failure where no HTTP answer arrived at all (refused, reset, DNS, TLS, ...). */
 export function isNetworkError(err: unknown): boolean {
@@ -327,7 +378,8 @@ export async function statusError(o: ResolvedHttpOptions, method: string, res: R
 export function statusErrorOf(o: ResolvedHttpOptions, method: string, res: Response, text: string, what: string, hint?: string): HttpTransportError {
   const detail = bodyDetail(text);
   const status = res.status;
-  const statusText = res.statusText ? ` ${res.statusText}` : '';
+  // The reason phrase is the server's text too: up to Node's 16 KB header limit.
+  const statusText = res.statusText ? ` ${excerptText(res.statusText, 60)}` : '';
   const advice = hint ?? STATUS_HINTS[status] ?? (status >= 500 ? 'the server failed; see its logs' : undefined);
   return new HttpTransportError(
     `${method} ${o.shownUrl} (${what}) answered HTTP ${status}${statusText}${detail ? `: ${detail}` : ''}${advice ? ` — ${advice}` : ''}`,

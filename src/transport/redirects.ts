@@ -30,6 +30,10 @@ export class RedirectRefusedError extends Error {
 
 /** Same origin only, and never from https to http (a different origin anyway: the scheme is part of it). */
 export function sameOriginHop(from: URL, to: URL): void {
+  // A URL with user info is refused by fetch as by our node:http fetch: say so here, as a redirect.
+  if (to.username !== '' || to.password !== '') {
+    throw new RedirectRefusedError('redirected to a URL with credentials in it; not followed', to.origin);
+  }
   if (to.origin === from.origin) return;
   const downgrade = from.protocol === 'https:' && to.protocol === 'http:';
   throw new RedirectRefusedError(

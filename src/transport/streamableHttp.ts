@@ -31,6 +31,7 @@ import {
   resolveHttpOptions,
   statusError,
   statusErrorOf,
+  streamFailureText,
   tooLargeError,
   type HttpTransportOptions,
   type ResolvedHttpOptions,
@@ -43,7 +44,7 @@ import { ResumableStreams } from './resumableStreams';
 import { endpointKeyOf } from './endpointMemory';
 import { requestAbortFor, type RequestAbort } from './nodeHttp';
 import { StreamableHttpSession } from './streamableHttpSession';
-import { describeMessage, isMethod, mirroredHeaders, requestIds } from './streamableHttpMessages';
+import { describeMessage, isMethod, mirroredHeaders, requestIds, type RequestId } from './streamableHttpMessages';
 import { errorMessage } from '../util/errorMessage';
 
 export { STREAM_LOST_ERROR_CODE } from './resumableStreams';
@@ -76,8 +77,10 @@ export class StreamableHttpTransport implements Transport {
    * listener per fetch that goes only when the request is garbage-collected, and EventTarget
    * scans its listeners on each add (and getMaxListeners throws on setMaxListeners(0) signals).
    * With our node:http fetch it is a LightAbort (nodeHttp.ts): an AbortSignal per POST costs too.
+   * Each with the id of the one request it carries, if it carries one: a request timed out or
+   * cancelled gives up its POST (and its socket), as the answer will be dropped anyway.
    */
-  private readonly inFlight = new Set<RequestAbort>();
+  private readonly inFlight = new Map<RequestAbort, RequestId | undefined>();
   private phase: Phase = 'new';
   private readonly streams: ResumableStreams;
   private readonly session: StreamableHttpSession;
@@ -177,7 +180,7 @@ export class StreamableHttpTransport implements Transport {
       if (this.phase !== 'open') throw this.notOpenError();
       const body = JSON.stringify(message);
       if (!this.handshakeDone && isMethod(message, 'initialize')) this.session.rememberInitialize(message as Record<string, unknown>);
-      if (this.streams.awaitingAnswers && isMethod(message, 'notifications/cancelled')) this.streams.forget(message);
+      if (isMethod(message, 'notifications/cancelled')) this.giveUpCancelled(message);
       const renewal = this.session.pendingRenewal;
       if (renewal !== undefined) return renewal.then(() => this.post(message, body, true));
       return this.post(message, body, true);
@@ -213,7 +216,8 @@ export class StreamableHttpTransport implements Transport {
     const request = requestAbortFor(this.o.fetch);
     // Closed while this waited (for a session renewal): fail at once, as the shared signal did.
     if (this.stopped) request.abort();
-    this.inFlight.add(request);
+    const carried = requestIdOf(message);
+    this.inFlight.set(request, carried);
     let sent: Promise<Response>;
     try {
       const postHeaders = this.session.postHeaders;
@@ -222,7 +226,7 @@ export class StreamableHttpTransport implements Transport {
     } catch (err) {
       sent = Promise.reject(err);
     }
-    return sent.then(
+    const posted = sent.then(
       (res) => this.answered(message, body, mayRenew, sentSession, request, res),
       (err: unknown) => {
         this.inFlight.delete(request);
@@ -230,6 +234,45 @@ export class StreamableHttpTransport implements Transport {
         throw err;
       },
     );
+    return carried === undefined && !carriesRequests(message) ? this.acceptedWithin(posted, request, message) : posted;
+  }
+
+  /**
+   * A POST that carries no request (a notification, our answer to a request of the server's) only
+   * waits for the server to take it (202): it gets acceptTimeoutMs, then gives up its socket.
+   */
+  private acceptedWithin(posted: Promise<void>, request: RequestAbort, message: unknown): Promise<void> {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      request.abort();
+    }, this.o.acceptTimeoutMs);
+    timer.unref();
+    return posted.then(
+      () => clearTimeout(timer),
+      (err: unknown) => {
+        clearTimeout(timer);
+        if (!late) throw err;
+        throw new HttpTransportError(`the server did not take ${describeMessage(message)} within ${this.o.acceptTimeoutMs} ms (POST ${this.o.shownUrl}); it was given up`, {
+          code: 'ETIMEDOUT_ACCEPT',
+          url: this.o.shownUrl,
+          label: this.o.label,
+        });
+      },
+    );
+  }
+
+  /** A request timed out or cancelled: its answer will be dropped, so its POST (and SSE answer) goes too. */
+  private giveUpCancelled(message: unknown): void {
+    if (this.streams.awaitingAnswers) this.streams.forget(message);
+    const id = (message as { params?: { requestId?: unknown } }).params?.requestId;
+    if (typeof id !== 'string' && typeof id !== 'number') return;
+    for (const [request, carried] of this.inFlight) {
+      if (carried !== id) continue;
+      this.inFlight.delete(request);
+      request.abort();
+      return;
+    }
   }
 
   /** The answer to a POST: delivered, drained, or the error for its status (a 404 of an expired session renews it first). */
@@ -257,7 +300,7 @@ export class StreamableHttpTransport implements Transport {
       }
       // A modern server answers -32022, -32021, -32020 and unknown methods with 4xx and a JSON-RPC error.
       if (this.session.modern && status >= 400 && status < 500) {
-        const error = await this.deliverErrorAnswer(message, res);
+        const error = await this.deliverErrorAnswer(message, res, request);
         if (error === undefined) return;
         throw error;
       }
@@ -285,7 +328,7 @@ export class StreamableHttpTransport implements Transport {
     // readJsonBody's steps in one `then` (#21: a promise and a microtask fewer per answer).
     return readTextLimited(res, this.o.maxMessageBytes, `the answer to ${describeMessage(message)}`).then(
       (text) => this.deliverJson(message, text),
-      (err: unknown) => this.jsonBodyFailed(err),
+      (err: unknown) => this.jsonBodyFailed(err, message, request),
     );
   }
 
@@ -318,25 +361,36 @@ export class StreamableHttpTransport implements Transport {
   }
 
   /** A JSON body, read to maxMessageBytes at most (then cancelled, and the request fails with the size seen). */
-  private readJsonBody(message: unknown, res: Response): Promise<string> {
-    return readTextLimited(res, this.o.maxMessageBytes, `the answer to ${describeMessage(message)}`).then(undefined, (err: unknown) => this.jsonBodyFailed(err));
+  private readJsonBody(message: unknown, res: Response, request: RequestAbort): Promise<string> {
+    return readTextLimited(res, this.o.maxMessageBytes, `the answer to ${describeMessage(message)}`).then(undefined, (err: unknown) => this.jsonBodyFailed(err, message, request));
   }
 
-  /** A JSON body could not be read: past the limit, the warning and the size error; otherwise the error as it is. */
-  private jsonBodyFailed(err: unknown): never {
-    if (!(err instanceof BodyTooLargeError)) throw err;
-    this.warningEmitter.fire({ message: `${err.message}; it was dropped` });
-    throw tooLargeError(this.o, err);
+  /**
+   * A JSON body could not be read: past the limit, the warning and the size error; given up
+   * (closed, timed out), the closed error; otherwise the server broke its answer off.
+   */
+  private jsonBodyFailed(err: unknown, message: unknown, request: RequestAbort): never {
+    if (err instanceof BodyTooLargeError) {
+      this.warningEmitter.fire({ message: `${err.message}; it was dropped` });
+      throw tooLargeError(this.o, err);
+    }
+    if (request.signal.aborted || err instanceof HttpTransportError) throw err;
+    throw new HttpTransportError(`the server broke off its answer to ${describeMessage(message)} (POST ${this.o.shownUrl}: ${streamFailureText(err)})`, {
+      code: 'EPROTO',
+      url: this.o.shownUrl,
+      label: this.o.label,
+      cause: err,
+    });
   }
 
   /**
    * A 4xx whose body is the JSON-RPC error answering this request: delivered as that answer.
    * Otherwise the error for the status, with the start of the body read here.
    */
-  private async deliverErrorAnswer(message: unknown, res: Response): Promise<HttpTransportError | undefined> {
+  private async deliverErrorAnswer(message: unknown, res: Response, request: RequestAbort): Promise<HttpTransportError | undefined> {
     const ids = requestIds(message);
     if (ids.length !== 1 || !/json/i.test(res.headers.get('content-type') ?? '')) return statusError(this.o, 'POST', res, describeMessage(message));
-    const text = await this.readJsonBody(message, res);
+    const text = await this.readJsonBody(message, res, request);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -363,7 +417,7 @@ export class StreamableHttpTransport implements Transport {
   private stopEverything(): void {
     this.stopped = true;
     this.controller?.abort();
-    for (const request of this.inFlight) request.abort();
+    for (const request of this.inFlight.keys()) request.abort();
     this.inFlight.clear();
     this.streams.stop();
   }
@@ -403,4 +457,16 @@ export class StreamableHttpTransport implements Transport {
       ? new HttpTransportError('the transport is not started', { code: 'ENOTSTARTED', url: this.o.shownUrl, label: this.o.label })
       : closedError(this.o);
   }
+}
+
+/** The id of the one request a message is, if it is one (not a batch, a notification or an answer). */
+function requestIdOf(message: unknown): RequestId | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { id, method } = message as { id?: unknown; method?: unknown };
+  return typeof method === 'string' && (typeof id === 'number' || typeof id === 'string') ? id : undefined;
+}
+
+/** Whether a batch carries a request (whose answer may take long: no acceptance deadline then). */
+function carriesRequests(message: unknown): boolean {
+  return Array.isArray(message) && requestIds(message).length > 0;
 }
