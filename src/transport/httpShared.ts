@@ -387,6 +387,15 @@ export function statusErrorOf(o: ResolvedHttpOptions, method: string, res: Respo
   );
 }
 
+/** A POST that carries no request (acceptTimeoutMs): the server did not take it in time. */
+export function acceptTimeoutError(o: ResolvedHttpOptions, what: string): HttpTransportError {
+  return new HttpTransportError(`the server did not take ${what} within ${o.acceptTimeoutMs} ms (POST ${o.shownUrl}); it was given up`, {
+    code: 'ETIMEDOUT_ACCEPT',
+    url: o.shownUrl,
+    label: o.label,
+  });
+}
+
 /** A body over its limit, as the transport reports it. */
 export function tooLargeError(o: ResolvedHttpOptions, err: BodyTooLargeError): HttpTransportError {
   return new HttpTransportError(err.message, { code: 'EMSGSIZE', url: o.shownUrl, label: o.label, cause: err });

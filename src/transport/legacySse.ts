@@ -14,6 +14,7 @@ import {
   displayUrl,
   drain,
   fetchWithAuth,
+  acceptTimeoutError,
   isEventStream,
   manyListenerController,
   readEventStream,
@@ -26,6 +27,7 @@ import {
 } from './httpShared';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
 import { oversizeNotice } from './framing';
+import { describeMessage } from './streamableHttpMessages';
 
 /** How long start() waits for the `endpoint` event. */
 export const LEGACY_ENDPOINT_TIMEOUT_MS = 30_000;
@@ -90,13 +92,34 @@ export class LegacySseTransport implements Transport {
         ? closedError(this.o)
         : new HttpTransportError('the transport is not started', { code: 'ENOTSTARTED', url: this.o.shownUrl, label: this.o.label });
     }
-    const res = await fetchWithAuth(this.o, 'POST', endpoint, this.postHeaders, JSON.stringify(message), this.controller.signal);
-    if (res.status >= 200 && res.status < 300) {
-      // The answer arrives on the stream; the body ("Accepted") is not needed.
-      await drain(res);
-      return;
+    // Every POST here only waits to be taken (the answer comes on the stream): acceptTimeoutMs at
+    // most. Its own abort, tied to the transport's by a listener removed after it (not
+    // AbortSignal.any, which Node 20 keeps tied to the long-lived signal).
+    const post = new AbortController();
+    const closing = this.controller.signal;
+    const onClose = () => post.abort();
+    closing.addEventListener('abort', onClose, { once: true });
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      post.abort();
+    }, this.o.acceptTimeoutMs);
+    timer.unref();
+    try {
+      const res = await fetchWithAuth(this.o, 'POST', endpoint, this.postHeaders, JSON.stringify(message), post.signal);
+      if (res.status >= 200 && res.status < 300) {
+        // The body ("Accepted") is not needed.
+        await drain(res);
+        return;
+      }
+      throw await statusError(this.o, 'POST', res, `message endpoint ${displayUrl(new URL(endpoint))}`);
+    } catch (err) {
+      if (late && !closing.aborted) throw acceptTimeoutError(this.o, describeMessage(message));
+      throw err;
+    } finally {
+      clearTimeout(timer);
+      closing.removeEventListener('abort', onClose);
     }
-    throw await statusError(this.o, 'POST', res, `message endpoint ${displayUrl(new URL(endpoint))}`);
   }
 
   close(): Promise<void> {

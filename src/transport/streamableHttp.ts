@@ -21,6 +21,7 @@
 import { Emitter, HotEmitter, type Event } from '../util/event';
 import {
   HttpTransportError,
+  acceptTimeoutError,
   closedError,
   drain,
   excerptText,
@@ -253,11 +254,7 @@ export class StreamableHttpTransport implements Transport {
       (err: unknown) => {
         clearTimeout(timer);
         if (!late) throw err;
-        throw new HttpTransportError(`the server did not take ${describeMessage(message)} within ${this.o.acceptTimeoutMs} ms (POST ${this.o.shownUrl}); it was given up`, {
-          code: 'ETIMEDOUT_ACCEPT',
-          url: this.o.shownUrl,
-          label: this.o.label,
-        });
+        throw acceptTimeoutError(this.o, describeMessage(message));
       },
     );
   }

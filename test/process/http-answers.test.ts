@@ -245,3 +245,65 @@ describe('POSTs a server leaves unanswered or answers badly', () => {
     await s.stop();
   });
 });
+
+/** A legacy HTTP+SSE server: GET /sse names /messages, where each POST is taken (202) and answered on the stream, unless held. */
+async function startLegacyServer(): Promise<{ url: string; open: Set<Socket>; hold: (method: string | undefined) => void; close(): Promise<void> }> {
+  let held: string | undefined;
+  let stream: http.ServerResponse | undefined;
+  const open = new Set<Socket>();
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET' && req.url === '/sse') {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write('event: endpoint\ndata: /messages?session=1\n\n');
+      stream = res;
+      return;
+    }
+    let body = '';
+    req.setEncoding('utf8').on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      const message = JSON.parse(body) as Message;
+      if (message.method !== undefined && message.method === held) return; // never taken
+      res.writeHead(202).end('Accepted');
+      if (message.id === undefined || message.method === undefined) return;
+      const reply = message.method === 'server/discover' ? { error: { code: -32601, message: 'Method not found' } } : { result: answer(message) };
+      stream?.write(`event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, ...reply })}\n\n`);
+    });
+  });
+  server.on('connection', (socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`,
+    open,
+    hold: (method) => (held = method),
+    close: () =>
+      new Promise((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('The legacy HTTP+SSE transport: a POST the server never takes', () => {
+  test('is given up after acceptTimeoutMs, failing its request with that, and the session goes on', async () => {
+    const legacy = await startLegacyServer();
+    const s = makeHttpClient('sse', legacy.url, { transport: { acceptTimeoutMs: 300 }, requestTimeoutMs: 10_000 });
+    try {
+      await s.client.connect();
+      const before = legacy.open.size;
+      legacy.hold('tools/call');
+      const started = Date.now();
+      await assert.rejects(s.client.callTool('echo', { text: 'held' }), /the server did not take tools\/call request within 300 ms/);
+      assert.ok(Date.now() - started < 5_000, `failed after ${Date.now() - started} ms`);
+      legacy.hold(undefined);
+      await waitUntil(() => legacy.open.size <= before, () => `${legacy.open.size} connections open (${before} before)`);
+      assert.equal((await s.client.callTool('echo', { text: 'after' })).content[0]?.type, 'text');
+      assert.deepEqual(s.closes, [], 'the session was not lost');
+    } finally {
+      await s.stop();
+      await legacy.close();
+    }
+  });
+});
