@@ -444,8 +444,10 @@ export async function readEventStream(res: Response, sink: SseSink, maxChars: nu
   // A character split across chunks is decoded whole, and a leading byte order mark dropped as
   // the parser expects (Utf8Decoder: several times faster than TextDecoder's stream mode on large events).
   const decoder = new Utf8Decoder();
+  const lines = new CrLineEnds();
   const feed = (chunk: Uint8Array) => {
-    parser.feed(decoder.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+    const text = lines.complete(decoder.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
+    if (text !== '') parser.feed(text);
   };
   const node = nodeBodyOf(res);
   if (node !== undefined) {
@@ -461,8 +463,30 @@ export async function readEventStream(res: Response, sink: SseSink, maxChars: nu
       if (limitError) throw limitError;
     });
   }
-  const rest = decoder.end();
+  const rest = lines.complete(decoder.end());
   if (rest !== '') parser.feed(rest);
+}
+
+/**
+ * A CR is a whole line end in SSE, but the parser holds back a CR that ends its input (an LF may
+ * follow): on a stream with CR line ends the last event would wait for the next chunk, or be
+ * lost at the body's end. Such a CR is completed here as CRLF at once, and an LF that then
+ * starts the next text is dropped (it was the other half of a CRLF already complete).
+ */
+class CrLineEnds {
+  private afterCr = false;
+
+  complete(text: string): string {
+    if (text === '') return text;
+    if (this.afterCr) {
+      this.afterCr = false;
+      if (text.charCodeAt(0) === 10) text = text.slice(1);
+      if (text === '') return text;
+    }
+    if (text.charCodeAt(text.length - 1) !== 13) return text;
+    this.afterCr = true;
+    return `${text}\n`;
+  }
 }
 
 /** Hands each chunk of a web stream to `onChunk` (which may throw to stop); cancels the stream on failure. */

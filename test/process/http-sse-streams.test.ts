@@ -1,0 +1,204 @@
+// The SSE streams of the Streamable HTTP transport against servers that send valid but unusual
+// streams, or hostile values: CR-only line endings, event ids that cannot go back in a header,
+// a `retry:` past what a timer holds, and POST answer streams the server never ends. Real
+// loopback node:http servers, each scripted per test; the client is McpClient over the transport.
+import { test, describe, afterEach } from 'node:test';
+import assert from 'node:assert/strict';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { McpClient } from '../../src/protocol/client';
+import { RemoteError } from '../../src/protocol/errors';
+import { createHttpTransport, STREAM_LOST_ERROR_CODE, type HttpTransportOptions } from '../../src/transport/http';
+import type { TransportCloseInfo, TransportWarning } from '../../src/transport/transport';
+import { httpEraCache } from '../../src/protocol/eraCache';
+import { getStreamMemory, legacySseEndpoints } from '../../src/transport/endpointMemory';
+import { waitFor } from '../helpers/servers';
+
+afterEach(() => {
+  httpEraCache.clear();
+  getStreamMemory.clear();
+  legacySseEndpoints.clear();
+});
+
+interface Call {
+  readonly id: number;
+  readonly text: string;
+  readonly req: http.IncomingMessage;
+  readonly res: http.ServerResponse;
+}
+
+interface Script {
+  /** Answers tools/call (default: one JSON answer echoing `text`). */
+  call?(call: Call): void;
+  /** Answers initialize (default: JSON) with `result`. */
+  initialize?(call: Call, result: unknown): void;
+  /** Answers a GET (default 405). `n`: how many GETs came before, this one included. */
+  get?(req: http.IncomingMessage, res: http.ServerResponse, n: number): void;
+}
+
+interface Served {
+  readonly url: string;
+  readonly port: number;
+  /** Last-Event-ID of each GET, as the bytes that arrived (decoded as UTF-8), or null. */
+  readonly lastEventIds: (string | null)[];
+  gets(): number;
+  close(): Promise<void>;
+}
+
+/** A legacy-era Streamable HTTP server: initialize and tools/call over POST, notifications 202, the rest scripted. */
+async function serve(script: Script): Promise<Served> {
+  const lastEventIds: (string | null)[] = [];
+  let gets = 0;
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET') {
+      gets++;
+      const raw = req.headers['last-event-id'];
+      // node:http decodes header bytes as latin1: back to the bytes, then UTF-8.
+      lastEventIds.push(typeof raw === 'string' ? Buffer.from(raw, 'latin1').toString('utf8') : null);
+      if (script.get) script.get(req, res, gets);
+      else res.writeHead(405).end();
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(200).end();
+      return;
+    }
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const message = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string; arguments?: { text?: string } } };
+      const json = (result: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      };
+      if (message.id === undefined) res.writeHead(202).end();
+      else if (message.method === 'initialize') {
+        const result = { protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'sse-streams', version: '1.0.0' } };
+        if (script.initialize) script.initialize({ id: message.id, text: '', req, res }, result);
+        else json(result);
+      } else if (message.method === 'tools/call') {
+        const call = { id: message.id, text: message.params?.arguments?.text ?? '', req, res };
+        if (script.call) script.call(call);
+        else json(echoResult(call.text));
+      } else res.writeHead(400).end('not here');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    port,
+    lastEventIds,
+    gets: () => gets,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function echoResult(text: string) {
+  return { content: [{ type: 'text', text }] };
+}
+
+function answer(id: number, text: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, result: echoResult(text) });
+}
+
+function note(text: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } });
+}
+
+const LABEL = "server 'sse'";
+
+/** A legacy-era client of `url` that records warnings, log lines, closes and the server's log notifications. */
+function client(url: string, transport: Partial<HttpTransportOptions> = {}) {
+  const warnings: TransportWarning[] = [];
+  const logs: string[] = [];
+  const closes: TransportCloseInfo[] = [];
+  const notes: string[] = [];
+  const t = createHttpTransport('http', { url, label: LABEL, ...transport });
+  t.onWarning((w) => warnings.push(w));
+  t.onLog((line) => logs.push(line));
+  t.onClose((info) => closes.push(info));
+  const c = new McpClient(t, { label: LABEL, clientInfo: { name: 'sse-streams-test', version: '0' }, protocolEra: 'legacy', requestTimeoutMs: 10_000 });
+  c.onLogMessage((params) => notes.push(String(params.data)));
+  return {
+    c,
+    warnings,
+    logs,
+    closes,
+    notes,
+    async call(text: string): Promise<string> {
+      const result = await c.callTool('echo', { text });
+      return (result.content[0] as { text: string }).text;
+    },
+    async stop(): Promise<void> {
+      await c.close();
+      c.dispose();
+    },
+  };
+}
+
+
+describe('SSE with CR-only line endings (valid SSE)', () => {
+  test('an answer whose stream ends right after its CR-terminated event arrives', async () => {
+    const s = await serve({
+      call: ({ id, text, res }) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // One chunk ending in the CR that ends the event: nothing follows it but the end of the body.
+        res.end(`id: 1\rdata: ${note(`before ${text}`)}\r\rid: 2\rdata: ${answer(id, `cr: ${text}`)}\r\r`);
+      },
+    });
+    const k = client(s.url);
+    try {
+      await k.c.connect();
+      assert.equal(await k.call('a'), 'cr: a');
+      assert.equal(await k.call('b'), 'cr: b');
+      await waitFor(() => k.notes.length === 2, 2000, 'the notifications before the answers');
+      assert.deepEqual(k.notes, ['before a', 'before b']);
+    } finally {
+      await k.stop();
+      await s.close();
+    }
+  });
+
+  test('an event not followed by a blank line is still dropped at the end of the body (the SSE standard)', async () => {
+    const s = await serve({
+      call: ({ id, res }) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`data: ${answer(id, 'unterminated')}\r`);
+      },
+    });
+    const k = client(s.url);
+    try {
+      await k.c.connect();
+      await assert.rejects(k.call('x'), (err: unknown) => err instanceof RemoteError && err.code === STREAM_LOST_ERROR_CODE && /sent no event id/.test(err.message));
+    } finally {
+      await k.stop();
+      await s.close();
+    }
+  });
+
+  test('an event on the GET stream that ends in CR is delivered without waiting for the next chunk', async () => {
+    let stream: http.ServerResponse | undefined;
+    const s = await serve({
+      get: (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`data: ${note('pushed')}\r\r`);
+        stream = res; // kept open, nothing more written
+      },
+    });
+    const k = client(s.url);
+    try {
+      await k.c.connect();
+      await waitFor(() => k.notes.length === 1, 2000, 'the notification on the GET stream');
+      assert.deepEqual(k.notes, ['pushed']);
+    } finally {
+      stream?.destroy();
+      await k.stop();
+      await s.close();
+    }
+  });
+});
