@@ -7,7 +7,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 // Reading an event stream, and connecting one again:
 import { NO_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue, streamFailureText, type SseSink } from './httpShared';
-import { HttpTransportError, drain, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, type ResolvedHttpOptions } from './httpShared';
+import { HttpTransportError, drain, excerptText, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, type ResolvedHttpOptions } from './httpShared';
 import { oversizeNotice } from './framing';
 import { isResponseTo, type RequestId } from './streamableHttpMessages';
 import type { TransportWarning } from './transport';
@@ -45,7 +45,10 @@ interface StreamState {
   readonly signal: AbortSignal;
   /** Aborts this stream alone (the GET stream, when a session is replaced). */
   readonly controller: AbortController | undefined;
+  /** The last event id, as Last-Event-ID sends it (lastEventIdValue). */
   lastEventId: string | undefined;
+  /** The server sent an id that cannot be sent back (warned once). */
+  idRefused: boolean;
   /** The server's `retry:` in ms. */
   retryMs: number | undefined;
   /** Consecutive reconnect attempts; reset once a connection delivers an event. */
@@ -69,6 +72,25 @@ function untilKnown(known: Promise<void>): Promise<void> {
       resolve();
     });
   });
+}
+
+/** Longest event id kept to resume from (in UTF-8 bytes): it goes back to the server in a header. */
+export const MAX_EVENT_ID_LENGTH = 1024;
+const PLAIN_ID = /^[\t\x20-\x7e]*$/;
+/** What no header value may hold (CR, LF and NUL cannot reach an id). */
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+
+/**
+ * An SSE event id as the Last-Event-ID value: its UTF-8 bytes, as a browser sends it, one
+ * character per byte as header values are written (node:http, and fetch's byte strings). A
+ * server's id is kept only when a header can carry it: otherwise the request fails in the
+ * client (ERR_INVALID_CHAR), every resume of the stream with it.
+ */
+function lastEventIdValue(id: string): string | undefined {
+  if (id.length <= MAX_EVENT_ID_LENGTH && PLAIN_ID.test(id)) return id;
+  if (CONTROL.test(id)) return undefined;
+  const bytes = Buffer.from(id, 'utf8').toString('latin1');
+  return bytes.length <= MAX_EVENT_ID_LENGTH ? bytes : undefined;
 }
 
 interface Sleeper {
@@ -218,6 +240,7 @@ export class ResumableStreams {
       signal,
       controller,
       lastEventId: undefined,
+      idRefused: false,
       retryMs: undefined,
       attempts: 0,
       sawEvent: false,
@@ -329,7 +352,7 @@ export class ResumableStreams {
 
   private handleEvent(event: EventSourceMessage, state: StreamState): void {
     const o = this.owner.o;
-    if (event.id !== undefined) state.lastEventId = event.id === '' ? undefined : event.id;
+    if (event.id !== undefined) state.lastEventId = event.id === '' ? undefined : this.resumableId(event.id, state);
     state.sawEvent = true;
     const value = sseMessageValue(event, o.maxMessageBytes, this.owner.warn, (data) => {
       const text = `an SSE message is larger than the limit of ${o.maxMessageBytes} bytes`;
@@ -345,6 +368,19 @@ export class ResumableStreams {
     }
     if (state.intercept !== undefined && state.intercept(value)) return;
     this.owner.deliver(value, event.data.length);
+  }
+
+  /** `id` as Last-Event-ID will carry it, or undefined (warned once per stream) when a header cannot. */
+  private resumableId(id: string, state: StreamState): string | undefined {
+    const value = lastEventIdValue(id);
+    if (value === undefined && !state.idRefused) {
+      state.idRefused = true;
+      this.owner.warn({
+        message: `the server's event id cannot be sent back (it has control characters or is longer than ${MAX_EVENT_ID_LENGTH} bytes): its event stream cannot be resumed after a break`,
+        excerpt: excerptText(id.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`)),
+      });
+    }
+    return value;
   }
 
   /** A stream cannot be resumed: its requests fail now rather than at their timeout. */

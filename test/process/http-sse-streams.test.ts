@@ -202,3 +202,102 @@ describe('SSE with CR-only line endings (valid SSE)', () => {
     }
   });
 });
+
+describe("event ids that cannot be sent back as Last-Event-ID", () => {
+  /** tools/call: notifications with `ids`, then the stream is cut before the answer; a GET with an id resumes it. */
+  function dropThenResume(...ids: string[]): Script {
+    let pending: { id: number; text: string } | undefined;
+    return {
+      call: ({ id: requestId, text, res }) => {
+        pending = { id: requestId, text };
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (const id of ids) res.write(`id: ${id}\ndata: ${note(`working on ${text}`)}\n\n`);
+        setTimeout(() => res.socket?.destroy(), 30);
+      },
+      get: (req, res) => {
+        if (req.headers['last-event-id'] === undefined || pending === undefined) {
+          res.writeHead(405).end();
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`id: done\ndata: ${answer(pending.id, `resumed: ${pending.text}`)}\n\n`);
+      },
+    };
+  }
+
+  const reconnect = { initialDelayMs: 10, maxDelayMs: 50, maxAttempts: 3 };
+
+  for (const [name, id] of [
+    ['a control character', 'a\x01b'],
+    ['DEL', 'evt\x7f1'],
+    ['more than 1,024 characters', 'x'.repeat(1025)],
+  ] as const) {
+    test(`an id with ${name}: the request fails naming the stream, once warned, and the transport stays up`, async () => {
+      // Two such ids, after one that could be sent: the stream has no id to resume from (not the older one).
+      const s = await serve(dropThenResume('fine-1', id, `${id}2`));
+      const k = client(s.url, { reconnect });
+      try {
+        await k.c.connect();
+        await assert.rejects(k.call('x'), (err: unknown) => {
+          assert.ok(err instanceof RemoteError && err.code === STREAM_LOST_ERROR_CODE, String(err));
+          assert.match(err.message, /server 'sse'.*event stream carrying the answer was lost.*sent no event id/);
+          return true;
+        });
+        const idWarnings = k.warnings.filter((w) => /event id/.test(w.message));
+        assert.equal(idWarnings.length, 1, JSON.stringify(k.warnings));
+        assert.match(idWarnings[0].message, /cannot be sent back/);
+        assert.ok(!/[\x00-\x1f\x7f]/.test(idWarnings[0].excerpt ?? ''), 'the excerpt is escaped');
+        // No GET with the id was tried (it could not have been sent), and the server is not lost.
+        assert.deepEqual(s.lastEventIds.filter((sent) => sent !== null), []);
+        assert.deepEqual(k.closes, []);
+        assert.ok(!k.logs.some((line) => /cannot reach/.test(line)), k.logs.join('\n'));
+      } finally {
+        await k.stop();
+        await s.close();
+      }
+    });
+  }
+
+  test('an id with a control character on the GET stream: it reconnects without one, and the server is not declared lost', async () => {
+    let open: http.ServerResponse | undefined;
+    const s = await serve({
+      get: (_req, res, n) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        if (n === 1) {
+          res.end(`id: a\x01b\ndata: ${note('first')}\n\n`);
+          return;
+        }
+        res.write(`data: ${note(`get ${n}`)}\n\n`);
+        open = res;
+      },
+    });
+    const k = client(s.url, { reconnect });
+    try {
+      await k.c.connect();
+      await waitFor(() => k.notes.length === 2, 3000, `the second GET's event (${k.logs.join('; ')})`);
+      assert.deepEqual(k.notes, ['first', 'get 2']);
+      assert.deepEqual(s.lastEventIds, [null, null]);
+      assert.equal(k.warnings.filter((w) => /event id/.test(w.message)).length, 1);
+      assert.deepEqual(k.closes, []);
+    } finally {
+      open?.destroy();
+      await k.stop();
+      await s.close();
+    }
+  });
+
+  test('a non-ASCII id is sent back as the UTF-8 bytes the server sent, and the answer resumes', async () => {
+    const id = 'évt-事件-1';
+    const s = await serve(dropThenResume(id));
+    const k = client(s.url, { reconnect });
+    try {
+      await k.c.connect();
+      assert.equal(await k.call('x'), 'resumed: x');
+      assert.deepEqual(s.lastEventIds.filter((sent) => sent !== null), [id]);
+      assert.deepEqual(k.warnings, []);
+    } finally {
+      await k.stop();
+      await s.close();
+    }
+  });
+});
