@@ -49,7 +49,7 @@ interface StreamState {
   lastEventId: string | undefined;
   /** The server sent an id that cannot be sent back (warned once). */
   idRefused: boolean;
-  /** The server's `retry:` in ms. */
+  /** The server's `retry:` in ms, within MIN_RETRY_MS and the transport's maxDelayMs. */
   retryMs: number | undefined;
   /** Consecutive reconnect attempts; reset once a connection delivers an event. */
   attempts: number;
@@ -73,6 +73,9 @@ function untilKnown(known: Promise<void>): Promise<void> {
     });
   });
 }
+
+/** The shortest reconnect delay a server's `retry:` may ask for. */
+export const MIN_RETRY_MS = 100;
 
 /** Longest event id kept to resume from (in UTF-8 bytes): it goes back to the server in a header. */
 export const MAX_EVENT_ID_LENGTH = 1024;
@@ -250,7 +253,8 @@ export class ResumableStreams {
     state.sink = {
       onEvent: (event) => this.handleEvent(event, state),
       onRetry: (ms) => {
-        state.retryMs = ms;
+        // Any decimal passes the parser: a timer clamps more than 2^31-1 ms to 1 ms, and 0 would spin.
+        state.retryMs = Math.min(Math.max(ms, MIN_RETRY_MS), this.owner.o.maxDelayMs);
       },
     };
     return state;

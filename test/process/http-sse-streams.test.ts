@@ -110,6 +110,8 @@ function note(text: string): string {
   return JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } });
 }
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 const LABEL = "server 'sse'";
 
 /** A legacy-era client of `url` that records warnings, log lines, closes and the server's log notifications. */
@@ -299,5 +301,48 @@ describe("event ids that cannot be sent back as Last-Event-ID", () => {
       await k.stop();
       await s.close();
     }
+  });
+});
+
+describe("the server's retry: is bounded", () => {
+  /** A GET stream that sends `retry: value` and an event, then ends; counts the GETs and the process's TimeoutOverflowWarnings over `ms`. */
+  async function getsOver(value: string, ms: number, transport: Partial<HttpTransportOptions>) {
+    const overflows: string[] = [];
+    const onWarning = (w: Error) => {
+      if (w.name === 'TimeoutOverflowWarning') overflows.push(w.message);
+    };
+    process.on('warning', onWarning);
+    const s = await serve({
+      get: (_req, res, n) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // An event each time: the attempts start over, so only the delay bounds the loop.
+        res.end(`retry: ${value}\nid: g${n}\ndata: ${note(`get ${n}`)}\n\n`);
+      },
+    });
+    const k = client(s.url, transport);
+    try {
+      await k.c.connect();
+      const start = s.gets();
+      await sleep(ms);
+      return { gets: s.gets() - start, overflows };
+    } finally {
+      await k.stop();
+      await s.close();
+      // A warning is emitted on the next tick.
+      await sleep(10);
+      process.off('warning', onWarning);
+    }
+  }
+
+  test('retry: 99999999999 (past what a timer holds) waits the longest reconnect delay, not 1 ms', async () => {
+    const { gets, overflows } = await getsOver('99999999999', 1500, { reconnect: { maxDelayMs: 600 } });
+    assert.equal(overflows.length, 0, 'TimeoutOverflowWarnings');
+    assert.ok(gets <= 4, `${gets} GETs in 1.5 s`);
+  });
+
+  test('retry: 0 cannot make the client spin', async () => {
+    const { gets } = await getsOver('0', 1000, {});
+    // 100 ms at least between attempts: at most about 10 in a second (more when the loop spins).
+    assert.ok(gets <= 12, `${gets} GETs in 1 s`);
   });
 });
