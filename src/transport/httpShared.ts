@@ -424,11 +424,12 @@ export class SseLimitError extends Error {}
 
 /**
  * Reads an SSE body to its end, handing each event to the sink. Resolves when the server ends
- * the body; rejects when reading fails (network, abort) or an event outgrows `maxChars`. A
- * node:http body is read straight from its IncomingMessage (nodeBodyOf), any other through its
- * web stream.
+ * the body, or once `done()` holds after a chunk (the rest of the body is then cancelled: a
+ * server may keep a stream open that owes nothing more); rejects when reading fails (network,
+ * abort) or an event outgrows `maxChars`. A node:http body is read straight from its
+ * IncomingMessage (nodeBodyOf), any other through its web stream.
  */
-export async function readEventStream(res: Response, sink: SseSink, maxChars: number): Promise<void> {
+export async function readEventStream(res: Response, sink: SseSink, maxChars: number, done?: () => boolean): Promise<void> {
   let limitError: SseLimitError | undefined;
   const parser = createParser({
     onEvent: (event) => sink.onEvent(event),
@@ -450,19 +451,24 @@ export async function readEventStream(res: Response, sink: SseSink, maxChars: nu
     if (text !== '') parser.feed(text);
   };
   const node = nodeBodyOf(res);
+  let stopped = false;
   if (node !== undefined) {
     // Sliced by the body's reader (nodeHttp.ts readDirect): a fast server's tiny events do not hold the event loop.
-    await node.read((chunk) => {
-      feed(chunk);
-      return limitError === undefined;
-    });
+    // Returning false stops it and destroys the body (and its socket) unread.
+    stopped =
+      (await node.read((chunk) => {
+        feed(chunk);
+        return limitError === undefined && done?.() !== true;
+      })) === 'stopped';
     if (limitError) throw limitError;
   } else {
-    await readWebEventStream(res.body, (chunk) => {
+    stopped = await readWebEventStream(res.body, (chunk) => {
       feed(chunk);
       if (limitError) throw limitError;
+      return done?.() !== true;
     });
   }
+  if (stopped) return;
   const rest = lines.complete(decoder.end());
   if (rest !== '') parser.feed(rest);
 }
@@ -489,17 +495,23 @@ class CrLineEnds {
   }
 }
 
-/** Hands each chunk of a web stream to `onChunk` (which may throw to stop); cancels the stream on failure. */
-async function readWebEventStream(body: ReadableStream<Uint8Array> | null, onChunk: (chunk: Uint8Array) => void): Promise<void> {
-  if (body === null) return;
+/**
+ * Hands each chunk of a web stream to `onChunk` (which may throw to stop, or return false to end
+ * the reading: then resolves true); cancels the stream on failure or stop.
+ */
+async function readWebEventStream(body: ReadableStream<Uint8Array> | null, onChunk: (chunk: Uint8Array) => boolean): Promise<boolean> {
+  if (body === null) return false;
   const reader = body.getReader();
   const slicer = new EventLoopSlicer();
   try {
     for (;;) {
       await slicer.yieldIfBusy();
       const { done, value } = await reader.read();
-      if (done) break;
-      onChunk(value);
+      if (done) return false;
+      if (!onChunk(value)) {
+        reader.cancel().catch(() => undefined);
+        return true;
+      }
     }
   } catch (err) {
     reader.cancel().catch(() => undefined);

@@ -55,6 +55,8 @@ interface StreamState {
   attempts: number;
   sawEvent: boolean;
   sink: SseSink;
+  /** The stream owes nothing more: reading stops (a POST's stream, once its answers arrived; a server may keep it open). */
+  done: (() => boolean) | undefined;
   /** Consumes a message instead of emitting it (the answer to our own initialize). */
   intercept: ((message: unknown) => boolean) | undefined;
 }
@@ -141,12 +143,14 @@ export class ResumableStreams {
   readOwnAnswer(res: Response, id: RequestId, signal: AbortSignal): Promise<unknown> {
     return new Promise<unknown>((resolve, reject) => {
       const state = this.newStream('post', [], signal, undefined);
+      let answered = false;
       state.intercept = (message) => {
         if (!isResponseTo(message, id)) return false;
+        answered = true;
         resolve(message);
         return true;
       };
-      readEventStream(res, state.sink, this.parserLimit()).then(
+      readEventStream(res, state.sink, this.parserLimit(), () => answered).then(
         () => reject(new Error('the server ended the stream before answering initialize')),
         reject,
       );
@@ -248,8 +252,10 @@ export class ResumableStreams {
       attempts: 0,
       sawEvent: false,
       sink: undefined as unknown as SseSink,
+      done: undefined,
       intercept: undefined,
     };
+    if (kind === 'post') state.done = () => state.waiting.length === 0;
     state.sink = {
       onEvent: (event) => this.handleEvent(event, state),
       onRetry: (ms) => {
@@ -281,7 +287,7 @@ export class ResumableStreams {
         if (state.kind === 'get') this.getConnected = true;
         let failure: unknown;
         try {
-          await readEventStream(res, state.sink, this.parserLimit());
+          await readEventStream(res, state.sink, this.parserLimit(), state.done);
         } catch (err) {
           failure = err;
         }

@@ -5,7 +5,7 @@
 import { test, describe, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Socket, type AddressInfo } from 'node:net';
 import { McpClient } from '../../src/protocol/client';
 import { RemoteError } from '../../src/protocol/errors';
 import { createHttpTransport, STREAM_LOST_ERROR_CODE, type HttpTransportOptions } from '../../src/transport/http';
@@ -110,6 +110,12 @@ function note(text: string): string {
   return JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: text } });
 }
 
+/** The sockets of this process connected to `port`. */
+function socketsTo(port: number): Socket[] {
+  const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+  return handles.filter((h): h is Socket => h instanceof Socket && h.remotePort === port && !h.destroyed);
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const LABEL = "server 'sse'";
@@ -142,7 +148,6 @@ function client(url: string, transport: Partial<HttpTransportOptions> = {}) {
     },
   };
 }
-
 
 describe('SSE with CR-only line endings (valid SSE)', () => {
   test('an answer whose stream ends right after its CR-terminated event arrives', async () => {
@@ -205,7 +210,7 @@ describe('SSE with CR-only line endings (valid SSE)', () => {
   });
 });
 
-describe("event ids that cannot be sent back as Last-Event-ID", () => {
+describe('event ids that cannot be sent back as Last-Event-ID', () => {
   /** tools/call: notifications with `ids`, then the stream is cut before the answer; a GET with an id resumes it. */
   function dropThenResume(...ids: string[]): Script {
     let pending: { id: number; text: string } | undefined;
@@ -344,5 +349,61 @@ describe("the server's retry: is bounded", () => {
     const { gets } = await getsOver('0', 1000, {});
     // 100 ms at least between attempts: at most about 10 in a second (more when the loop spins).
     assert.ok(gets <= 12, `${gets} GETs in 1 s`);
+  });
+});
+
+describe('POST answer streams the server keeps open after the answer', () => {
+  test('200 calls leave no socket open, and messages before the answer arrive', async () => {
+    const held: http.ServerResponse[] = [];
+    let closed = 0;
+    const s = await serve({
+      call: ({ id, text, res }) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // The notification and the answer in one chunk; the stream is never ended.
+        res.write(`id: ${id}-1\ndata: ${note(`before ${text}`)}\n\nid: ${id}-2\ndata: ${answer(id, text)}\n\n`);
+        res.on('close', () => closed++);
+        held.push(res);
+      },
+    });
+    const k = client(s.url);
+    try {
+      await k.c.connect();
+      for (let i = 0; i < 200; i++) assert.equal(await k.call(`c${i}`), `c${i}`);
+      await waitFor(() => k.notes.length === 200, 2000, 'the notifications');
+      assert.equal(k.notes[199], 'before c199');
+      // The client's sockets to the server: those of the answer streams are closed.
+      await waitFor(() => socketsTo(s.port).length <= 2, 2000, `sockets closed (${socketsTo(s.port).length} open)`);
+      await waitFor(() => closed === 200, 2000, `the server saw the streams closed (${closed} of 200)`);
+      assert.ok(held.every((res) => !res.writableEnded), 'the server never ended a stream');
+      assert.deepEqual(k.warnings, []);
+    } finally {
+      for (const res of held) res.destroy();
+      await k.stop();
+      await s.close();
+    }
+  });
+
+  test('an initialize answered on a stream kept open releases its socket too', async () => {
+    const held: http.ServerResponse[] = [];
+    let closed = 0;
+    const s = await serve({
+      initialize: ({ id, res }, result) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(`id: i1\ndata: ${JSON.stringify({ jsonrpc: '2.0', id, result })}\n\n`);
+        res.on('close', () => closed++);
+        held.push(res);
+      },
+    });
+    const k = client(s.url);
+    try {
+      await k.c.connect();
+      assert.equal(await k.call('after'), 'after');
+      await waitFor(() => closed === 1, 2000, 'the initialize stream closed');
+      assert.ok(!held[0].writableEnded, 'the server never ended it');
+    } finally {
+      for (const res of held) res.destroy();
+      await k.stop();
+      await s.close();
+    }
   });
 });

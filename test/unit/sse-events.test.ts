@@ -1,5 +1,6 @@
 // readEventStream over web bodies cut into exactly the chunks a test names: CR line ends at the
-// edge of a chunk (the parser holds such a CR back), and a CRLF split between two chunks.
+// edge of a chunk (the parser holds such a CR back), a CRLF split between two chunks, and a
+// reading stopped once the reader has what it waited for (the body then cancelled).
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EventSourceMessage } from 'eventsource-parser';
@@ -76,5 +77,21 @@ describe('readEventStream and CR line ends', () => {
     end();
     await reading;
     assert.deepEqual(events.map((e) => e.data), ['a']);
+  });
+});
+
+describe('readEventStream with done()', () => {
+  test('stops after the chunk where done() holds, with every event of that chunk, and cancels the body', async () => {
+    const events: EventSourceMessage[] = [];
+    const { res, cancelled } = body(['data: 1\n\ndata: answer\n\ndata: 3\n\n', 'data: 4\n\n'], true);
+    await readEventStream(res, sink(events), 1 << 20, () => events.some((e) => e.data === 'answer'));
+    assert.deepEqual(events.map((e) => e.data), ['1', 'answer', '3']);
+    assert.ok(cancelled(), 'the body was cancelled');
+  });
+
+  test('reads to the end while done() does not hold', async () => {
+    const events: EventSourceMessage[] = [];
+    await readEventStream(body(['data: 1\n\n', 'data: 2\n\n']).res, sink(events), 1 << 20, () => false);
+    assert.deepEqual(events.map((e) => e.data), ['1', '2']);
   });
 });
