@@ -12,7 +12,8 @@
  *
  * What differs from fetch: only string and URLSearchParams bodies; the answer is not a real
  * `Response` (no clone(), no formData(); read-only headers); redirects are never followed (an unset `redirect`
- * means 'manual'; 'follow' is refused); no content decoding (no accept-encoding is sent).
+ * means 'manual'; 'follow' is refused); no content decoding (no accept-encoding is sent); a request
+ * that went out on a kept-alive connection the server had just closed is sent once more (see staleSocket).
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -139,7 +140,14 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
   const redirectIsError = init.redirect === 'error';
   return new Promise<Response>((resolve, reject) => {
     let response: NodeResponse | undefined;
-    const finish = () => signal?.removeEventListener('abort', onAbort);
+    /** finish() ran: settled, or the answer's body is done; the request's later events change nothing. */
+    let finished = false;
+    let retried = false;
+    let request: http.ClientRequest;
+    const finish = () => {
+      finished = true;
+      signal?.removeEventListener('abort', onAbort);
+    };
     const onAbort = () => {
       const reason = abortReason(signal!);
       finish();
@@ -147,7 +155,7 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
       else response.fail(reason);
       request.destroy();
     };
-    const request = target.client.request(options, (res) => {
+    const onResponse = (res: http.IncomingMessage) => {
       const status = res.statusCode ?? 0;
       if (redirectIsError && status >= 300 && status < 400) {
         finish();
@@ -170,17 +178,71 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
       }
       response = new NodeResponse(res, url, hasBody ? res : null, finish);
       resolve(response as unknown as Response);
-    });
-    request.on('error', (err) => {
-      if (response !== undefined) return; // The body's reader reports it.
+    };
+    // Functions, not arrows: `this` tells a request sent again from the one it replaced.
+    const onError = function (this: http.ClientRequest, err: Error) {
+      // After an answer, the body's reader reports the error.
+      if (this !== request || response !== undefined || finished) return;
+      if (!retried && !signal?.aborted && staleSocket(this, err)) {
+        // The server closed this kept-alive connection as the request went out (it sent no
+        // Keep-Alive hint, or closes sooner): it never read the request, which goes once more
+        // (the dead socket has left the agent: a new connection). Once: a second failure is the server's.
+        retried = true;
+        request = sendRequest(target, options, body, onResponse, onError, onClose);
+        return;
+      }
       finish();
       const proxy = proxyOf(options.agent);
       const cause = proxy && failedReachingProxy(err) ? throughProxy(err, proxy) : err;
       reject(signal?.aborted ? abortReason(signal) : new TypeError('fetch failed', { cause }));
-    });
+    };
+    // Closed with neither an answer nor an error (node:http destroys the socket of a 101 no
+    // 'upgrade' listener takes, and says nothing): without this the promise never settles.
+    const onClose = function (this: http.ClientRequest) {
+      if (this !== request || response !== undefined || finished) return;
+      finish();
+      reject(new TypeError('fetch failed', { cause: closedUnanswered(this) }));
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
-    request.end(body);
+    request = sendRequest(target, options, body, onResponse, onError, onClose);
   });
+}
+
+/** One request of send()'s: sent again, with the same listeners, when a kept-alive socket was stale. */
+function sendRequest(
+  target: RequestTarget,
+  options: http.RequestOptions,
+  body: string | undefined,
+  onResponse: (res: http.IncomingMessage) => void,
+  onError: (this: http.ClientRequest, err: Error) => void,
+  onClose: (this: http.ClientRequest) => void,
+): http.ClientRequest {
+  const request = target.client.request(options, onResponse);
+  request.on('error', onError);
+  request.on('close', onClose);
+  request.end(body);
+  return request;
+}
+
+/** What a server that closed a kept-alive connection as a request went out on it makes node:http report. */
+const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/**
+ * Whether a request failed because the kept-alive socket it went out on was already closed by the
+ * server (Node's documented retry case for `request.reusedSocket`), before the head of an answer.
+ * node:http keeps no trace of an informational (1xx) head nor of one cut short: a server failing
+ * after those is sent the request again too, as with Node's own pattern.
+ */
+function staleSocket(request: http.ClientRequest, err: Error): boolean {
+  const code = (err as { code?: unknown }).code;
+  return request.reusedSocket && typeof code === 'string' && STALE_SOCKET_CODES.has(code) && (request as { res?: unknown }).res == null;
+}
+
+/** Why a request closed without an answer or an error. */
+function closedUnanswered(request: http.ClientRequest): Error {
+  const res = (request as { res?: http.IncomingMessage | null }).res;
+  if (res?.statusCode === 101) return new Error('the server switched protocols (HTTP 101) though the request asked for no upgrade');
+  return Object.assign(new Error('the connection closed before an answer'), { code: 'ECONNRESET' });
 }
 
 /** Where a request goes: the parts of its URL node:http reads, and the module that sends it. */
