@@ -422,11 +422,15 @@ export interface SseSink {
 /** The event stream broke a rule we enforce (an event over the size limit). */
 export class SseLimitError extends Error {}
 
+/** How long a server may keep a stream open that owes nothing more (see readEventStream). */
+export const OWED_NOTHING_GRACE_MS = 1000;
+
 /**
  * Reads an SSE body to its end, handing each event to the sink. Resolves when the server ends
- * the body, or once `done()` holds after a chunk (the rest of the body is then cancelled: a
- * server may keep a stream open that owes nothing more); rejects when reading fails (network,
- * abort) or an event outgrows `maxChars`. A node:http body is read straight from its
+ * the body, or once `done()` holds after a chunk and the server has not ended it within
+ * OWED_NOTHING_GRACE_MS (a web body: at once); what comes after that chunk is not read, and a
+ * body still open is cancelled (a server may keep open a stream that owes nothing more); rejects
+ * when reading fails (network, abort) or an event outgrows `maxChars`. A node:http body is read straight from its
  * IncomingMessage (nodeBodyOf), any other through its web stream.
  */
 export async function readEventStream(res: Response, sink: SseSink, maxChars: number, done?: () => boolean): Promise<void> {
@@ -453,14 +457,31 @@ export async function readEventStream(res: Response, sink: SseSink, maxChars: nu
   const node = nodeBodyOf(res);
   let stopped = false;
   if (node !== undefined) {
-    // Sliced by the body's reader (nodeHttp.ts readDirect): a fast server's tiny events do not hold the event loop.
-    // Returning false stops it and destroys the body (and its socket) unread.
-    stopped =
-      (await node.read((chunk) => {
+    // Once the stream owes nothing more, the server has OWED_NOTHING_GRACE_MS to end it (what is
+    // still sent is not read): most end it at once, and their connection goes back to the pool
+    // (destroying it at once cost a new connection per answer); one kept open is destroyed then.
+    let closer: NodeJS.Timeout | undefined;
+    try {
+      // Sliced by the body's reader (nodeHttp.ts readDirect): a fast server's tiny events do not hold the event loop.
+      // Returning false stops it and destroys the body (and its socket) unread.
+      await node.read((chunk) => {
+        if (closer !== undefined) return true;
         feed(chunk);
-        return limitError === undefined && done?.() !== true;
-      })) === 'stopped';
+        if (limitError !== undefined) return false;
+        if (done?.() === true) {
+          closer = setTimeout(() => node.cancel(), OWED_NOTHING_GRACE_MS);
+          closer.unref();
+        }
+        return true;
+      });
+    } catch (err) {
+      // The body destroyed after the grace: the stream had carried all it owed.
+      if (closer === undefined) throw err;
+    } finally {
+      if (closer !== undefined) clearTimeout(closer);
+    }
     if (limitError) throw limitError;
+    stopped = closer !== undefined;
   } else {
     stopped = await readWebEventStream(res.body, (chunk) => {
       feed(chunk);
