@@ -30,6 +30,8 @@ describe('What remote servers teach, kept for later windows', function () {
 
   after(async () => {
     await config().update('servers', undefined, vscode.ConfigurationTarget.Global);
+    // Gone from the registry before the next file looks at it (the reload follows the change event).
+    await waitFor(() => api.controller.registry.findByName('legacy-sse') === undefined, 'legacy-sse removed');
     await legacy?.stop();
   });
 
