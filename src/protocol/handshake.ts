@@ -170,6 +170,7 @@ function httpStatusOf(err: unknown): number | undefined {
  */
 async function initialize(ctx: HandshakeContext, offered: string, signal: AbortSignal | undefined, keepOpenOnRefusal = false): Promise<InitializeResult> {
   const { connection, options, transport } = ctx;
+  const handshakeMs = options.initializeTimeoutMs ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   // The probe may have set a modern version; initialize goes out without one.
   transport.setProtocolVersion?.(undefined);
   let result: InitializeResult;
@@ -178,7 +179,7 @@ async function initialize(ctx: HandshakeContext, offered: string, signal: AbortS
       'initialize',
       { protocolVersion: offered, capabilities: ctx.clientCapabilities(), clientInfo: options.clientInfo },
       InitializeResultSchema,
-      { timeoutMs: options.initializeTimeoutMs ?? options.requestTimeoutMs, signal },
+      { timeoutMs: handshakeMs, signal },
     );
   } catch (err) {
     if (!(keepOpenOnRefusal && refusedLikeModern(err))) await closeQuietly(ctx);
@@ -196,9 +197,8 @@ async function initialize(ctx: HandshakeContext, offered: string, signal: AbortS
   transport.setProtocolVersion?.(result.protocolVersion);
   // A server that never takes the notification (an HTTP POST left unanswered, a pipe it stopped
   // reading) must not hold the start forever: it gets the time initialize had.
-  const acceptMs = options.initializeTimeoutMs ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   try {
-    await withTimeout(connection.notify('notifications/initialized'), acceptMs, () => new RequestTimeoutError('notifications/initialized', acceptMs, `${options.label} did not take it`));
+    await withTimeout(connection.notify('notifications/initialized'), handshakeMs, () => new RequestTimeoutError('notifications/initialized', handshakeMs, `${options.label} did not take it`));
   } catch (err) {
     await closeQuietly(ctx);
     throw err;

@@ -276,7 +276,7 @@ function fetchFailure(o: ResolvedHttpOptions, method: string, signal: AbortSigna
  * over 16 KB, a malformed status line or chunk): the server is there, so this is no network failure.
  */
 function notHttpAnswer(o: ResolvedHttpOptions, method: string, err: unknown): HttpTransportError | undefined {
-  const code = causeCode(err);
+  const code = describeNetworkCause(err).code;
   if (code === undefined || !code.startsWith('HPE_')) return undefined;
   const why = code === 'HPE_HEADER_OVERFLOW' ? 'its headers are larger than 16 KB' : 'it is malformed';
   return new HttpTransportError(`${method} ${o.shownUrl}: the server's answer is not valid HTTP (${why}; ${code})`, {
@@ -300,17 +300,6 @@ function unsendable(o: ResolvedHttpOptions, method: string, err: unknown): HttpT
     label: o.label,
     cause: err,
   });
-}
-
-/** The first error code in a fetch failure's chain of causes. */
-function causeCode(err: unknown): string | undefined {
-  let cause: unknown = err;
-  for (let depth = 0; depth < 4 && cause instanceof Error; depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    cause = cause.cause;
-  }
-  return undefined;
 }
 
 /** Failures without a status where the server did answer, or where nothing could be sent. */
@@ -387,13 +376,29 @@ export function statusErrorOf(o: ResolvedHttpOptions, method: string, res: Respo
   );
 }
 
-/** A POST that carries no request (acceptTimeoutMs): the server did not take it in time. */
-export function acceptTimeoutError(o: ResolvedHttpOptions, what: string): HttpTransportError {
-  return new HttpTransportError(`the server did not take ${what} within ${o.acceptTimeoutMs} ms (POST ${o.shownUrl}); it was given up`, {
-    code: 'ETIMEDOUT_ACCEPT',
-    url: o.shownUrl,
-    label: o.label,
-  });
+/**
+ * `posted`, a POST that only waits for the server to take it: given up with `giveUp()` once
+ * acceptTimeoutMs has passed, and then failing with an error that says so (`what`: the message).
+ */
+export function takenWithin(o: ResolvedHttpOptions, posted: Promise<void>, giveUp: () => void, what: string): Promise<void> {
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    giveUp();
+  }, o.acceptTimeoutMs);
+  timer.unref();
+  return posted.then(
+    () => clearTimeout(timer),
+    (err: unknown) => {
+      clearTimeout(timer);
+      if (!late) throw err;
+      throw new HttpTransportError(`the server did not take ${what} within ${o.acceptTimeoutMs} ms (POST ${o.shownUrl}); it was given up`, {
+        code: 'ETIMEDOUT_ACCEPT',
+        url: o.shownUrl,
+        label: o.label,
+      });
+    },
+  );
 }
 
 /** A body over its limit, as the transport reports it. */

@@ -14,7 +14,7 @@ import {
   displayUrl,
   drain,
   fetchWithAuth,
-  acceptTimeoutError,
+  takenWithin,
   isEventStream,
   manyListenerController,
   readEventStream,
@@ -99,27 +99,22 @@ export class LegacySseTransport implements Transport {
     const closing = this.controller.signal;
     const onClose = () => post.abort();
     closing.addEventListener('abort', onClose, { once: true });
-    let late = false;
-    const timer = setTimeout(() => {
-      late = true;
-      post.abort();
-    }, this.o.acceptTimeoutMs);
-    timer.unref();
     try {
-      const res = await fetchWithAuth(this.o, 'POST', endpoint, this.postHeaders, JSON.stringify(message), post.signal);
-      if (res.status >= 200 && res.status < 300) {
-        // The body ("Accepted") is not needed.
-        await drain(res);
-        return;
-      }
-      throw await statusError(this.o, 'POST', res, `message endpoint ${displayUrl(new URL(endpoint))}`);
-    } catch (err) {
-      if (late && !closing.aborted) throw acceptTimeoutError(this.o, describeMessage(message));
-      throw err;
+      await takenWithin(this.o, this.postTaken(endpoint, message, post.signal), () => post.abort(), describeMessage(message));
     } finally {
-      clearTimeout(timer);
       closing.removeEventListener('abort', onClose);
     }
+  }
+
+  /** One POST to the message endpoint, taken (2xx) or the error for its status. */
+  private async postTaken(endpoint: string, message: unknown, signal: AbortSignal): Promise<void> {
+    const res = await fetchWithAuth(this.o, 'POST', endpoint, this.postHeaders, JSON.stringify(message), signal);
+    if (res.status >= 200 && res.status < 300) {
+      // The body ("Accepted") is not needed.
+      await drain(res);
+      return;
+    }
+    throw await statusError(this.o, 'POST', res, `message endpoint ${displayUrl(new URL(endpoint))}`);
   }
 
   close(): Promise<void> {

@@ -21,7 +21,6 @@
 import { Emitter, HotEmitter, type Event } from '../util/event';
 import {
   HttpTransportError,
-  acceptTimeoutError,
   closedError,
   drain,
   excerptText,
@@ -33,6 +32,7 @@ import {
   statusError,
   statusErrorOf,
   streamFailureText,
+  takenWithin,
   tooLargeError,
   type HttpTransportOptions,
   type ResolvedHttpOptions,
@@ -45,7 +45,7 @@ import { ResumableStreams } from './resumableStreams';
 import { endpointKeyOf } from './endpointMemory';
 import { requestAbortFor, type RequestAbort } from './nodeHttp';
 import { StreamableHttpSession } from './streamableHttpSession';
-import { describeMessage, isMethod, mirroredHeaders, requestIds, type RequestId } from './streamableHttpMessages';
+import { describeMessage, isMethod, mirroredHeaders, requestIdOf, requestIds, type RequestId } from './streamableHttpMessages';
 import { errorMessage } from '../util/errorMessage';
 
 export { STREAM_LOST_ERROR_CODE } from './resumableStreams';
@@ -235,28 +235,9 @@ export class StreamableHttpTransport implements Transport {
         throw err;
       },
     );
-    return carried === undefined && !carriesRequests(message) ? this.acceptedWithin(posted, request, message) : posted;
-  }
-
-  /**
-   * A POST that carries no request (a notification, our answer to a request of the server's) only
-   * waits for the server to take it (202): it gets acceptTimeoutMs, then gives up its socket.
-   */
-  private acceptedWithin(posted: Promise<void>, request: RequestAbort, message: unknown): Promise<void> {
-    let late = false;
-    const timer = setTimeout(() => {
-      late = true;
-      request.abort();
-    }, this.o.acceptTimeoutMs);
-    timer.unref();
-    return posted.then(
-      () => clearTimeout(timer),
-      (err: unknown) => {
-        clearTimeout(timer);
-        if (!late) throw err;
-        throw acceptTimeoutError(this.o, describeMessage(message));
-      },
-    );
+    // A POST that carries no request (a notification, our answer to a request of the server's) only
+    // waits for the server to take it (202).
+    return carried === undefined && !carriesRequests(message) ? takenWithin(this.o, posted, () => request.abort(), describeMessage(message)) : posted;
   }
 
   /** A request timed out or cancelled: its answer will be dropped, so its POST (and SSE answer) goes too. */
@@ -456,12 +437,6 @@ export class StreamableHttpTransport implements Transport {
   }
 }
 
-/** The id of the one request a message is, if it is one (not a batch, a notification or an answer). */
-function requestIdOf(message: unknown): RequestId | undefined {
-  if (typeof message !== 'object' || message === null) return undefined;
-  const { id, method } = message as { id?: unknown; method?: unknown };
-  return typeof method === 'string' && (typeof id === 'number' || typeof id === 'string') ? id : undefined;
-}
 
 /** Whether a batch carries a request (whose answer may take long: no acceptance deadline then). */
 function carriesRequests(message: unknown): boolean {

@@ -25,13 +25,19 @@ export function mirroredHeaders(message: unknown): Record<string, string> {
 export function requestIds(message: unknown): RequestId[] {
   const ids: RequestId[] = [];
   const add = (m: unknown): void => {
-    if (typeof m !== 'object' || m === null) return;
-    const { id, method } = m as { id?: unknown; method?: unknown };
-    if (typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')) ids.push(id);
+    const id = requestIdOf(m);
+    if (id !== undefined) ids.push(id);
   };
   if (Array.isArray(message)) for (const m of message) add(m);
   else add(message);
   return ids;
+}
+
+/** The id of the one request a message is, if it is one (not a batch, a notification or an answer). */
+export function requestIdOf(message: unknown): RequestId | undefined {
+  if (typeof message !== 'object' || message === null) return undefined;
+  const { id, method } = message as { id?: unknown; method?: unknown };
+  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
 }
 
 export function isResponseTo(message: unknown, id: RequestId): boolean {
