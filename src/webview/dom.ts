@@ -7,6 +7,11 @@ declare function acquireVsCodeApi(): { postMessage(message: unknown): void; getS
 
 export const vscodeApi = acquireVsCodeApi();
 
+/** Which load of its panel this document is (set by the extension): said with "ready". */
+export function pageLoad(): string | undefined {
+  return document.documentElement.dataset.load;
+}
+
 type Child = Node | string | number | false | null | undefined;
 type Attrs = Record<string, string | number | boolean | undefined | ((ev: Event) => void)>;
 

@@ -8,7 +8,7 @@
 // the view's own policy (appViewCsp) as its first <meta>: both apply, so the view gets what it
 // declared and no more. This page never puts server markup into itself: only into the frame.
 import type { AppPageFromWebview, AppPageToWebview, PageTheme } from '../vscode/webview/mcpAppProtocol';
-import { vscodeApi } from './dom';
+import { pageLoad, vscodeApi } from './dom';
 
 const post = (message: AppPageFromWebview) => vscodeApi.postMessage(message);
 const host = document.getElementById('app') as HTMLElement;
@@ -112,4 +112,4 @@ function readTheme(): PageTheme {
 // VS Code changes the body's classes and variables when the theme changes.
 new MutationObserver(() => post({ type: 'theme', theme: readTheme() })).observe(document.body, { attributes: true, attributeFilter: ['class'] });
 
-post({ type: 'ready', theme: readTheme() });
+post({ type: 'ready', load: pageLoad(), theme: readTheme() });

@@ -7,6 +7,7 @@ import type { FormSnapshot, FormToWebview } from '../vscode/webview/protocol';
 import { start } from './schemaForm/page';
 import { app, page, post, touched } from './schemaForm/state';
 import { currentValue, renderIssues } from './schemaForm/validation';
+import { pageLoad } from './dom';
 
 function snapshot(): FormSnapshot {
   const value = currentValue();
@@ -94,4 +95,4 @@ window.addEventListener('message', (event: MessageEvent<FormToWebview>) => {
   }
 });
 
-post({ type: 'ready' });
+post({ type: 'ready', load: pageLoad() });

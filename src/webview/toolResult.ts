@@ -3,7 +3,7 @@
 // audio come as data: URIs; nothing from a server is ever parsed as HTML.
 import MarkdownIt from 'markdown-it';
 import type { ResultBlock, ResultFromWebview, ResultSnapshot, ResultToWebview, ResultViewModel } from '../vscode/webview/protocol';
-import { append, describePointer, formatBytes, h, vscodeApi } from './dom';
+import { append, describePointer, formatBytes, h, pageLoad, vscodeApi } from './dom';
 
 const post = (message: ResultFromWebview) => vscodeApi.postMessage(message);
 const app = document.getElementById('app') as HTMLElement;
@@ -259,4 +259,4 @@ window.addEventListener('message', (event: MessageEvent<ResultToWebview>) => {
   else if (message.type === 'snapshot') post({ type: 'snapshot', requestId: message.requestId, snapshot: snapshot() });
 });
 
-post({ type: 'ready' });
+post({ type: 'ready', load: pageLoad() });

@@ -2,7 +2,7 @@
 // JSON. Everything from a server becomes text nodes (dom.ts), never markup. Rows come from the
 // extension already filtered and redacted; this page only draws them and reports what was clicked.
 import type { TrafficDetail, TrafficFilter, TrafficFromWebview, TrafficRowView, TrafficSnapshot, TrafficToWebview } from '../vscode/webview/trafficProtocol';
-import { formatBytes, h, vscodeApi } from './dom';
+import { formatBytes, h, pageLoad, vscodeApi } from './dom';
 
 const post = (message: TrafficFromWebview) => vscodeApi.postMessage(message);
 const app = document.getElementById('app') as HTMLElement;
@@ -246,4 +246,4 @@ window.addEventListener('message', (event: MessageEvent<TrafficToWebview>) => {
 });
 
 renderDetail();
-post({ type: 'ready' });
+post({ type: 'ready', load: pageLoad() });

@@ -26,6 +26,19 @@ export async function waitFor<T>(probe: () => T | undefined | false, what: strin
   }
 }
 
+/** A promise, or an error naming what did not happen in time (rather than mocha's bare timeout). */
+export async function within<T>(promise: PromiseLike<T>, timeoutMs: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 export function server(api: McpHostApi, name: string): ServerConnection {
   const s = api.controller.registry.findByName(name);
   if (!s) throw new Error(`no server "${name}"; have ${api.controller.registry.servers.map((x) => x.name).join(', ')}`);

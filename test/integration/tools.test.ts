@@ -9,7 +9,7 @@ import type { McpHostApi } from '../../src/extension';
 import type { CallToolResult } from '../../src/protocol/schemas';
 import type { ToolsTestHook } from '../../src/vscode/usage/tools';
 import type { ResultSnapshot } from '../../src/vscode/webview/protocol';
-import { REPO_ROOT, activateExtension, server, waitFor, waitForState } from './helpers';
+import { REPO_ROOT, activateExtension, server, waitFor, waitForState, within } from './helpers';
 
 const CONTENT_SERVER = path.join(REPO_ROOT, 'test', 'fixtures', 'content-server.mjs');
 
@@ -128,7 +128,7 @@ describe('Tools: Run Tool in a real VS Code', function () {
   it('nested arguments through the real form: errors shown at their fields, then a valid submission runs', async () => {
     const pending = run({ server: 'content', tool: 'nested', form: true, arguments: { target: '', options: { depth: 9 }, steps: [{ name: 'build' }] } });
     const form = await waitFor(() => hook.forms().find((f) => f.title === 'Run Nested Arguments — content'), 'the form');
-    await form.ready;
+    await within(form.ready, 20_000, 'the form page to say ready');
     const snap = await form.snapshot();
     const paths = snap.fields.map((f) => f.path);
     for (const p of ['/target', '/options', '/options/depth', '/options/tags', '/steps', '/steps/0/name', '/steps/0/weight']) assert.ok(paths.includes(p), `field ${p} in ${paths.join(', ')}`);
@@ -149,7 +149,7 @@ describe('Tools: Run Tool in a real VS Code', function () {
     await form.fill('/options/depth', '2');
     await form.fill('/steps/0/weight', '1.5');
     await form.press('submit');
-    const result = await pending;
+    const result = await within(pending, 20_000, 'the run after a valid submission');
     assert.deepEqual(result?.structuredContent, { received: { target: 'repo', options: { depth: 2 }, steps: [{ name: 'build', weight: 1.5 }] }, stepCount: 1 });
     const view = await renderedView();
     assert.match(view.text, /Matches the outputSchema/);
@@ -158,7 +158,7 @@ describe('Tools: Run Tool in a real VS Code', function () {
   it('the JSON editor of the form is validated too', async () => {
     const pending = run({ server: 'content', tool: 'nested', form: true, arguments: {} });
     const form = await waitFor(() => hook.forms().find((f) => f.title === 'Run Nested Arguments — content'), 'the form');
-    await form.ready;
+    await within(form.ready, 20_000, 'the form page to say ready');
     await form.press('json');
     await form.fill('', '{"target": "t", "options": {"depth": 1}, "steps": []}');
     await form.press('submit');
@@ -170,7 +170,7 @@ describe('Tools: Run Tool in a real VS Code', function () {
     assert.match(snap.summary.join('\n'), /steps must NOT have fewer than 1 items/);
     await form.fill('', '{"target": "t", "options": {"depth": 1}, "steps": [{"name": "only"}]}');
     await form.press('submit');
-    const result = await pending;
+    const result = await within(pending, 20_000, 'the run after a valid submission');
     assert.equal((result?.structuredContent as { stepCount: number }).stepCount, 1);
   });
 
@@ -180,7 +180,7 @@ describe('Tools: Run Tool in a real VS Code', function () {
     const node = { kind: 'tool' as const, server: good, tool: good.lists.tools.find((t) => t.name === 'flat')! };
     const pending = vscode.commands.executeCommand('mcpHost.runToolWithForm', node);
     const form = await waitFor(() => hook.forms().find((f) => f.title === 'Run Flat Arguments — content'), 'the form');
-    await form.ready;
+    await within(form.ready, 20_000, 'the form page to say ready');
     const snap = await form.snapshot();
     assert.deepEqual(snap.value, { text: 'remember me', count: 4 });
     await form.press('cancel');

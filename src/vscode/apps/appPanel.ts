@@ -10,7 +10,7 @@ import { errorMessage } from '../../util/errorMessage';
 import { QuestionDeclinedError } from '../../host/questionQueue';
 import { usageServices } from '../services';
 import { VERSION } from '../../version';
-import { escapeHtml, loadWebview, webviewOptions, type WebviewPage } from '../webview/html';
+import { escapeHtml, loadWebview, webviewOptions, type LoadedPage, type WebviewPage } from '../webview/html';
 import type { AppPageFromWebview, AppPageToWebview, PageTheme } from '../webview/mcpAppProtocol';
 import { confirmDestructive } from '../usage/tools/confirm';
 import { toolLabel } from '../usage/tools/runner';
@@ -33,6 +33,7 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
   private pageLoaded = false;
   private readonly loadWaiters: Array<() => void> = [];
   private closing = false;
+  private readonly page: LoadedPage;
 
   constructor(
     private readonly server: ServerConnection,
@@ -68,7 +69,8 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
       this.panel.webview.onDidReceiveMessage((m: AppPageFromWebview) => this.handle(m)),
     );
     // Set again if it does not say `ready` in time (a blank webview in VS Code for the web).
-    this.disposables.push(loadWebview(this.panel, appPage(this.panel.webview, resource.csp, toolLabel(tool)), () => this.pageReady || this.closing, { attempts: 2 }));
+    this.page = loadWebview(this.panel, appPage(this.panel.webview, resource.csp, toolLabel(tool)), () => this.pageReady || this.closing, { attempts: 2 });
+    this.disposables.push(this.page);
   }
 
   get bridge(): McpAppBridge {
@@ -117,6 +119,7 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
   private handle(message: AppPageFromWebview): void {
     switch (message.type) {
       case 'ready':
+        if (!this.page.isCurrent(message.load)) return;
         // A reloaded page has a new frame: it needs a new session, and the last run again.
         if (this.pageReady) this.bridgeValue = this.bridgeValue.reopen();
         this.pageReady = true;

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { ServerRegistry } from '../../host/registry';
 import type { ServerConnection } from '../../host/serverConnection';
-import { loadWebview, webviewOptions } from '../webview/html';
+import { loadWebview, webviewOptions, type LoadedPage } from '../webview/html';
 import type { TrafficFilter, TrafficFromWebview, TrafficSnapshot, TrafficToWebview } from '../webview/trafficProtocol';
 import { buildTrafficModel, exportLines, rowCopyText, rowDetail, type TrafficModel } from './trafficRows';
 
@@ -25,6 +25,8 @@ export interface TrafficViewHandle {
 export class TrafficView implements vscode.Disposable, TrafficViewHandle {
   private panel: vscode.WebviewPanel | undefined;
   private panelScope: vscode.Disposable[] = [];
+  /** The page of the open panel, if one is open. */
+  private page: LoadedPage | undefined;
   private recorderListeners: vscode.Disposable[] = [];
   private ready = false;
   private filterValue: TrafficFilter = {};
@@ -70,8 +72,9 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
         this.listenToRecorders();
         this.scheduleRepaint();
       }),
-      loadWebview(panel, { title: vscode.l10n.t('MCP Traffic'), script: 'traffic.js', styles: ['webview.css', 'traffic.css'] }, () => this.ready),
     ];
+    this.page = loadWebview(panel, { title: vscode.l10n.t('MCP Traffic'), script: 'traffic.js', styles: ['webview.css', 'traffic.css'] }, () => this.ready);
+    this.panelScope.push(this.page);
     this.listenToRecorders();
   }
 
@@ -106,6 +109,7 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
   private async handle(message: TrafficFromWebview): Promise<void> {
     switch (message.type) {
       case 'ready':
+        if (!this.page?.isCurrent(message.load)) return;
         this.ready = true;
         this.repaint();
         return;
@@ -211,6 +215,7 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
     this.panelScope = [];
     this.recorderListeners = [];
     this.panel = undefined;
+    this.page = undefined;
     this.modelValue = undefined;
     this.filterValue = {};
     this.ready = false;

@@ -39,7 +39,7 @@ export function escapeHtml(text: string): string {
  * server is rendered by the page's script with textContent, never as HTML. `csp` replaces that
  * policy (an MCP App's page: see apps/appPanel.ts).
  */
-export function webviewHtml(webview: vscode.Webview, options: WebviewPage & { root?: vscode.Uri }): string {
+export function webviewHtml(webview: vscode.Webview, options: WebviewPage & { root?: vscode.Uri; load?: string }): string {
   const root = options.root ?? extensionUri();
   const nonce = randomBytes(16).toString('base64');
   const csp = options.csp ?? [
@@ -55,7 +55,7 @@ export function webviewHtml(webview: vscode.Webview, options: WebviewPage & { ro
     .join('\n');
   const script = webview.asWebviewUri(vscode.Uri.joinPath(root, 'dist', 'webview', options.script)).toString();
   return `<!DOCTYPE html>
-<html lang="en">
+<html lang="en"${options.load ? ` data-load="${escapeHtml(options.load)}"` : ''}>
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
@@ -70,35 +70,53 @@ ${options.body ?? '<main id="app" aria-busy="true"></main>'}
 </html>`;
 }
 
+/** A page set by loadWebview: disposing it stops the watchdog. */
+export interface LoadedPage extends vscode.Disposable {
+  /**
+   * Whether a "ready" comes from the document set last. A reload replaces the document, and a
+   * "ready" the one before it sent may still be on its way: taken for the new one, the panel would
+   * talk to a page that is not listening yet and then set up the new one a second time.
+   */
+  isCurrent(load: string | undefined): boolean;
+}
+
 /**
  * Sets a panel's page and reloads it if its script has not said "ready" in time. In VS Code for
  * the web (code-server, vscode.dev) a webview created right after another one was disposed can
  * stay blank, its frame waiting for a service worker that never takes control; setting the page
- * again (a new nonce makes it a new document) starts it. Returns the watchdog, to dispose.
+ * again (a new document) starts it. A page that was only slow is replaced too, so a panel takes
+ * "ready" only from the current document (isCurrent).
  */
 export function loadWebview(
   panel: vscode.WebviewPanel,
   page: WebviewPage,
   isReady: () => boolean,
   options: { retryAfterMs?: number; attempts?: number } = {},
-): vscode.Disposable {
+): LoadedPage {
   const retryAfterMs = options.retryAfterMs ?? 5000;
   let attemptsLeft = options.attempts ?? 3;
   let timer: NodeJS.Timeout | undefined;
+  let current = '';
   loadingPages.set(isReady, Date.now());
   const load = () => {
-    panel.webview.html = webviewHtml(panel.webview, page);
+    current = randomBytes(8).toString('hex');
+    panel.webview.html = webviewHtml(panel.webview, { ...page, load: current });
+    if (attemptsLeft <= 0) return;
     timer = setTimeout(() => {
       timer = undefined;
-      if (isReady() || attemptsLeft-- <= 0) return;
+      if (isReady()) return;
+      attemptsLeft--;
       load();
     }, retryAfterMs);
   };
   load();
-  return new vscode.Disposable(() => {
-    loadingPages.delete(isReady);
-    if (timer) clearTimeout(timer);
-  });
+  return {
+    isCurrent: (load) => load === current,
+    dispose: () => {
+      loadingPages.delete(isReady);
+      if (timer) clearTimeout(timer);
+    },
+  };
 }
 
 /** The readiness checks of pages set by loadWebview that have not said "ready" yet, and when each was set. */

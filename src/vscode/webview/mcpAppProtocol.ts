@@ -18,7 +18,7 @@ export type AppPageToWebview =
   | { type: 'resize'; width?: number; height?: number };
 
 export type AppPageFromWebview =
-  | { type: 'ready'; theme: PageTheme }
+  | { type: 'ready'; load?: string; theme: PageTheme }
   | { type: 'theme'; theme: PageTheme }
   /** A message the view posted (untrusted: the extension validates it). */
   | { type: 'app'; message: unknown }

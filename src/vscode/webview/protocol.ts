@@ -36,7 +36,7 @@ export type FormToWebview =
   | { type: 'press'; requestId: number; button: 'submit' | 'cancel' | 'decline' | 'json' };
 
 export type FormFromWebview =
-  | { type: 'ready' }
+  | { type: 'ready'; load?: string }
   | { type: 'validate'; requestId: number; value: unknown }
   | { type: 'submit'; requestId: number; value: unknown }
   | { type: 'cancel' }
@@ -110,7 +110,7 @@ export type ResultToWebview =
   | { type: 'snapshot'; requestId: number };
 
 export type ResultFromWebview =
-  | { type: 'ready' }
+  | { type: 'ready'; load?: string }
   | { type: 'rendered'; runId: number }
   | { type: 'openLink'; uri: string }
   | { type: 'showAll'; blockIndex: number | 'structured' }

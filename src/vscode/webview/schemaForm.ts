@@ -4,7 +4,7 @@
 // forbids the code generation Ajv needs), and the problems are sent back to be shown at their fields.
 import * as vscode from 'vscode';
 import { compileSchema, type ValidationIssue } from './validation';
-import { loadWebview, webviewOptions } from './html';
+import { loadWebview, webviewOptions, type LoadedPage } from './html';
 import type { FormFromWebview, FormIssue, FormSnapshot, FormToWebview, SchemaFormInit } from './protocol';
 
 export interface SchemaFormOptions {
@@ -70,6 +70,9 @@ export function showSchemaForm<T = unknown>(options: SchemaFormOptions): Promise
   });
 }
 
+/** How long a test's request to the page (snapshot, fill, press) may wait for its answer. */
+const PAGE_ANSWER_TIMEOUT_MS = 15_000;
+
 /** One open form: its panel, the requests tests send to its page, and the person's answer. */
 class SchemaFormPanel<T> implements SchemaFormHandle {
   readonly title: string;
@@ -82,6 +85,8 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
   private nextRequest = 1;
   private settled = false;
   private issues: FormIssue[] = [];
+  private readonly page: LoadedPage;
+  private started = false;
 
   constructor(
     private readonly options: SchemaFormOptions,
@@ -101,9 +106,8 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
       this.panel.webview.onDidReceiveMessage((message: FormFromWebview) => void this.handleMessage(message)),
     );
     if (options.token) this.disposables.push(options.token.onCancellationRequested(() => this.finish({ action: 'cancel' })));
-    let started = false;
-    void this.ready.then(() => (started = true));
-    this.disposables.push(loadWebview(this.panel, { title: options.title, script: 'schemaForm.js' }, () => started));
+    this.page = loadWebview(this.panel, { title: options.title, script: 'schemaForm.js' }, () => this.started);
+    this.disposables.push(this.page);
   }
 
   get lastIssues(): readonly FormIssue[] {
@@ -140,9 +144,18 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
   /** A request to the page, answered by its `snapshot` or `done` message with the same id. */
   private request<R>(make: (requestId: number) => FormToWebview): Promise<R> {
     const requestId = this.nextRequest++;
+    const message = make(requestId);
     return new Promise<R>((resolve, reject) => {
-      this.waiting.set(requestId, { resolve: resolve as (v: unknown) => void, reject });
-      void this.post(make(requestId));
+      // Only tests ask: a page that does not answer fails the test with what it was asked.
+      const timer = setTimeout(() => {
+        if (this.waiting.delete(requestId)) reject(new Error(`the form page did not answer "${message.type}" within ${PAGE_ANSWER_TIMEOUT_MS} ms`));
+      }, PAGE_ANSWER_TIMEOUT_MS);
+      const settle = <V>(settleWith: (value: V) => void) => (value: V) => {
+        clearTimeout(timer);
+        settleWith(value);
+      };
+      this.waiting.set(requestId, { resolve: settle(resolve as (v: unknown) => void), reject: settle(reject) });
+      void this.post(message);
     });
   }
 
@@ -159,6 +172,9 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
   private async handleMessage(message: FormFromWebview): Promise<void> {
     switch (message.type) {
       case 'ready':
+        if (!this.page.isCurrent(message.load)) return;
+        // Said at once: the watchdog must not replace a page that is talking while init is built.
+        this.started = true;
         void this.post({ type: 'init', init: await this.initMessage() });
         this.markReady();
         return;

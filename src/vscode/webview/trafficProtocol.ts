@@ -71,7 +71,7 @@ export type TrafficToWebview =
   | { type: 'select'; key: string };
 
 export type TrafficFromWebview =
-  | { type: 'ready' }
+  | { type: 'ready'; load?: string }
   | { type: 'filter'; filter: TrafficFilter }
   | { type: 'select'; key: string }
   | { type: 'copy'; key: string }

@@ -4,7 +4,7 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { CallToolResult, ReadResourceResult } from '../../../protocol/schemas';
-import { loadWebview, webviewOptions } from '../../webview/html';
+import { loadWebview, webviewOptions, type LoadedPage } from '../../webview/html';
 import type { ResultFromWebview, ResultSnapshot, ResultToWebview, ResultViewModel } from '../../webview/protocol';
 
 export interface ResultPayload {
@@ -41,6 +41,7 @@ class ResultPanel implements ResultViewHandle {
   private readonly snapshotWaiters = new Map<number, (s: ResultSnapshot) => void>();
   private nextRequest = 1;
   private readonly disposables: vscode.Disposable[] = [];
+  private readonly page: LoadedPage;
 
   constructor(
     readonly key: string,
@@ -56,7 +57,8 @@ class ResultPanel implements ResultViewHandle {
       }),
       this.panel.webview.onDidReceiveMessage((m: ResultFromWebview) => this.handle(m)),
     );
-    this.disposables.push(loadWebview(this.panel, { title, script: 'toolResult.js' }, () => this.ready));
+    this.page = loadWebview(this.panel, { title, script: 'toolResult.js' }, () => this.ready);
+    this.disposables.push(this.page);
   }
 
   get model(): ResultViewModel | undefined {
@@ -96,6 +98,7 @@ class ResultPanel implements ResultViewHandle {
     const payload = this.payload;
     switch (message.type) {
       case 'ready':
+        if (!this.page.isCurrent(message.load)) return;
         this.ready = true;
         if (payload) void this.post({ type: 'show', model: payload.model });
         return;

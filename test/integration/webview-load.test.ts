@@ -1,0 +1,70 @@
+// How our webview pages are set, in a real VS Code: each document carries the id of its load and
+// says it with "ready", so a panel never takes a replaced document's "ready" for the current one
+// (CI once saw a slow schema form reloaded by the watchdog while it was saying "ready": the form was
+// set up twice, and the test talked to a document that was being replaced).
+import * as assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import { loadWebview, webviewOptions } from '../../src/vscode/webview/html';
+import { activateExtension, waitFor, within } from './helpers';
+
+function loadIdOf(html: string): string | undefined {
+  return /<html lang="en" data-load="([0-9a-f]+)">/.exec(html)?.[1];
+}
+
+describe('Webview pages: which document is current', function () {
+  this.timeout(30_000);
+  const panels: vscode.WebviewPanel[] = [];
+
+  before(async () => {
+    await activateExtension();
+  });
+
+  after(() => {
+    for (const panel of panels) panel.dispose();
+  });
+
+  function openPanel(): vscode.WebviewPanel {
+    const panel = vscode.window.createWebviewPanel('mcpHost.test', 'page load', vscode.ViewColumn.Active, { ...webviewOptions(), retainContextWhenHidden: true });
+    panels.push(panel);
+    return panel;
+  }
+
+  it("the page's ready names its load; only that load is current", async () => {
+    const panel = openPanel();
+    const ready = new Promise<{ type: string; load?: string }>((resolve) => panel.webview.onDidReceiveMessage((m: { type: string; load?: string }) => m.type === 'ready' && resolve(m)));
+    let saidReady = false;
+    const page = loadWebview(panel, { title: 'page load', script: 'traffic.js', styles: ['webview.css', 'traffic.css'] }, () => saidReady);
+    try {
+      const load = loadIdOf(panel.webview.html);
+      assert.ok(load, 'the document carries its load id');
+      const message = await within(ready, 20_000, 'the page to say ready');
+      saidReady = true;
+      assert.equal(message.load, load, 'ready says which document it comes from');
+      assert.equal(page.isCurrent(message.load), true);
+      assert.equal(page.isCurrent(undefined), false, 'a ready without a load id is not the current page');
+      assert.equal(page.isCurrent('0123456789abcdef'), false, "another document's ready is not the current page");
+    } finally {
+      page.dispose();
+    }
+  });
+
+  it('a page slow to say ready is replaced; only the new document is current, and its ready is the one taken', async () => {
+    const panel = openPanel();
+    const readies: Array<string | undefined> = [];
+    panel.webview.onDidReceiveMessage((m: { type: string; load?: string }) => m.type === 'ready' && readies.push(m.load));
+    let saidReady = false;
+    const page = loadWebview(panel, { title: 'page load', script: 'traffic.js' }, () => saidReady, { retryAfterMs: 1, attempts: 1 });
+    try {
+      const first = loadIdOf(panel.webview.html);
+      const second = await waitFor(() => loadIdOf(panel.webview.html) !== first && loadIdOf(panel.webview.html), 'the page to be set again', 5000);
+      assert.ok(first && second);
+      assert.equal(page.isCurrent(first), false, 'the replaced document is not current');
+      assert.equal(page.isCurrent(second), true);
+      await waitFor(() => readies.some((load) => page.isCurrent(load)), () => `the new document to say ready (readies: ${readies.join(', ')})`);
+      saidReady = true;
+      assert.equal(readies.filter((load) => page.isCurrent(load)).length, 1, `one ready from the current document (${readies.join(', ')})`);
+    } finally {
+      page.dispose();
+    }
+  });
+});
