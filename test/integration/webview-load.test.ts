@@ -1,7 +1,9 @@
 // How our webview pages are set, in a real VS Code: each document carries the id of its load and
 // says it with "ready", so a panel never takes a replaced document's "ready" for the current one
 // (CI once saw a slow schema form reloaded by the watchdog while it was saying "ready": the form was
-// set up twice, and the test talked to a document that was being replaced).
+// set up twice, and the test talked to a document that was being replaced); and a page that the
+// second try does not start is handed to its owner to put in a new panel (CI then saw a form's
+// frame wait for VS Code's service worker for good: setting its page again cannot start it).
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { loadWebview, webviewOptions } from '../../src/vscode/webview/html';
@@ -63,6 +65,29 @@ describe('Webview pages: which document is current', function () {
       await waitFor(() => readies.some((load) => page.isCurrent(load)), () => `the new document to say ready (readies: ${readies.join(', ')})`);
       saidReady = true;
       assert.equal(readies.filter((load) => page.isCurrent(load)).length, 1, `one ready from the current document (${readies.join(', ')})`);
+    } finally {
+      page.dispose();
+    }
+  });
+
+  it('a page still not ready after being set again is handed to its owner to put in a new panel', async () => {
+    const panel = openPanel();
+    const pages: Array<string | undefined> = [];
+    let replaced = 0;
+    const page = loadWebview(panel, { title: 'page load', script: 'traffic.js' }, () => false, {
+      retryAfterMs: 1,
+      attempts: 3,
+      replacePanel: () => {
+        replaced++;
+        pages.push(loadIdOf(panel.webview.html));
+      },
+    });
+    const first = loadIdOf(panel.webview.html);
+    try {
+      await waitFor(() => replaced > 0, 'the owner to be asked for a new panel', 5000);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(replaced, 1, 'asked once, and the watchdog stops there (the new panel has its own)');
+      assert.ok(pages[0] && pages[0] !== first, 'the page was set again once before');
     } finally {
       page.dispose();
     }

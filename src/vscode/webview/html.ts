@@ -91,12 +91,22 @@ export function loadWebview(
   panel: vscode.WebviewPanel,
   page: WebviewPage,
   isReady: () => boolean,
-  options: { retryAfterMs?: number; attempts?: number } = {},
+  options: {
+    retryAfterMs?: number;
+    attempts?: number;
+    /**
+     * Called instead of setting the page again once that has not helped: the owner puts a new
+     * panel in its place. A frame stuck waiting for the service worker stays stuck whatever page
+     * it is given; a new frame registers the worker anew, and that also frees the stuck ones.
+     */
+    replacePanel?: () => void;
+  } = {},
 ): LoadedPage {
   const retryAfterMs = options.retryAfterMs ?? 5000;
   let attemptsLeft = options.attempts ?? 3;
   let timer: NodeJS.Timeout | undefined;
   let current = '';
+  let reloads = 0;
   loadingPages.set(isReady, Date.now());
   const load = () => {
     current = randomBytes(8).toString('hex');
@@ -106,7 +116,8 @@ export function loadWebview(
       timer = undefined;
       if (isReady()) return;
       attemptsLeft--;
-      load();
+      if (options.replacePanel && reloads++ > 0) options.replacePanel();
+      else load();
     }, retryAfterMs);
   };
   load();

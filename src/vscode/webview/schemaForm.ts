@@ -70,13 +70,15 @@ export function showSchemaForm<T = unknown>(options: SchemaFormOptions): Promise
   });
 }
 
+/** How many times a form whose page never starts is put in a new panel. */
+const MAX_PANEL_REPLACEMENTS = 2;
+
 /** How long a test's request to the page (snapshot, fill, press) may wait for its answer. */
 const PAGE_ANSWER_TIMEOUT_MS = 15_000;
 
 /** One open form: its panel, the requests tests send to its page, and the person's answer. */
 class SchemaFormPanel<T> implements SchemaFormHandle {
   readonly title: string;
-  readonly panel: vscode.WebviewPanel;
   readonly ready: Promise<void>;
   private markReady: () => void = () => undefined;
   private readonly disposables: vscode.Disposable[] = [];
@@ -85,8 +87,12 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
   private nextRequest = 1;
   private settled = false;
   private issues: FormIssue[] = [];
-  private readonly page: LoadedPage;
+  private current: vscode.WebviewPanel;
+  private page: LoadedPage;
+  /** The listeners of the current panel and its page. */
+  private panelScope: vscode.Disposable[] = [];
   private started = false;
+  private replacementsLeft = MAX_PANEL_REPLACEMENTS;
 
   constructor(
     private readonly options: SchemaFormOptions,
@@ -95,19 +101,38 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
     this.title = options.title;
     this.ready = new Promise<void>((r) => (this.markReady = r));
     this.checker = compileSchema(options.schema);
-    this.panel = vscode.window.createWebviewPanel(
-      'mcpHost.schemaForm',
-      options.title,
-      { viewColumn: options.viewColumn ?? vscode.ViewColumn.Active, preserveFocus: false },
-      { ...webviewOptions(), retainContextWhenHidden: true },
-    );
-    this.disposables.push(
-      this.panel.onDidDispose(() => this.finish({ action: 'cancel' })),
-      this.panel.webview.onDidReceiveMessage((message: FormFromWebview) => void this.handleMessage(message)),
-    );
     if (options.token) this.disposables.push(options.token.onCancellationRequested(() => this.finish({ action: 'cancel' })));
-    this.page = loadWebview(this.panel, { title: options.title, script: 'schemaForm.js' }, () => this.started);
-    this.disposables.push(this.page);
+    [this.current, this.page] = this.openPanel(options.viewColumn ?? vscode.ViewColumn.Active);
+  }
+
+  get panel(): vscode.WebviewPanel {
+    return this.current;
+  }
+
+  /** A panel with the form's page; closing it is the person's cancel. */
+  private openPanel(viewColumn: vscode.ViewColumn): [vscode.WebviewPanel, LoadedPage] {
+    const panel = vscode.window.createWebviewPanel('mcpHost.schemaForm', this.options.title, { viewColumn, preserveFocus: false }, { ...webviewOptions(), retainContextWhenHidden: true });
+    const page = loadWebview(panel, { title: this.options.title, script: 'schemaForm.js' }, () => this.started, { replacePanel: () => this.replacePanel() });
+    this.panelScope = [
+      panel.onDidDispose(() => {
+        if (panel === this.current) this.finish({ action: 'cancel' });
+      }),
+      panel.webview.onDidReceiveMessage((message: FormFromWebview) => {
+        if (panel === this.current) void this.handleMessage(message);
+      }),
+      page,
+    ];
+    return [panel, page];
+  }
+
+  /** Its page never started (VS Code for the web): the same form in a new panel, where the old one was. */
+  private replacePanel(): void {
+    if (this.settled || this.started || this.replacementsLeft-- <= 0) return;
+    const old = this.current;
+    const oldScope = this.panelScope;
+    [this.current, this.page] = this.openPanel(old.viewColumn ?? vscode.ViewColumn.Active);
+    for (const d of oldScope) d.dispose();
+    old.dispose();
   }
 
   get lastIssues(): readonly FormIssue[] {
@@ -129,7 +154,7 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
   private finish(result: SchemaFormResult<T>): void {
     if (this.settled) return;
     this.settled = true;
-    for (const d of this.disposables) d.dispose();
+    for (const d of [...this.disposables, ...this.panelScope]) d.dispose();
     // A press that closed the form (submit, cancel) has done its job; a snapshot has nothing to show.
     for (const w of this.waiting.values()) w.resolve(undefined);
     this.waiting.clear();
