@@ -7,6 +7,7 @@
 import * as assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { loadWebview, webviewOptions } from '../../src/vscode/webview/html';
+import { WatchedPanel } from '../../src/vscode/webview/watchedPanel';
 import { activateExtension, waitFor, within } from './helpers';
 
 function loadIdOf(html: string): string | undefined {
@@ -91,5 +92,32 @@ describe('Webview pages: which document is current', function () {
     } finally {
       page.dispose();
     }
+  });
+
+  it('a watched panel whose page does not start is replaced where it was; the owner hears only its own close', async () => {
+    let closes = 0;
+    let saidReady = false;
+    const view = new WatchedPanel({ viewType: 'mcpHost.test', title: 'watched', viewColumn: vscode.ViewColumn.Active, page: () => ({ title: 'watched', script: 'traffic.js' }), isReady: () => saidReady, retryAfterMs: 1 });
+    const first = view.panel;
+    let firstDisposed = false;
+    first.onDidDispose(() => (firstDisposed = true));
+    view.onDidClose(() => closes++);
+    const readies: Array<string | undefined> = [];
+    view.onDidReceiveMessage((m) => (m as { type: string }).type === 'ready' && readies.push((m as { load?: string }).load));
+    try {
+      await waitFor(() => firstDisposed, 'the first panel to be replaced', 5000);
+      assert.notEqual(view.panel, first, 'a new panel took its place');
+      assert.equal(view.panel.title, 'watched');
+      assert.equal(closes, 0, "a replaced panel's close is not the person's");
+      // After its replacements the last panel keeps its page, which starts.
+      await waitFor(() => readies.some((load) => view.isCurrent(load)), () => `the last panel's page to say ready (readies: ${readies.join(', ')})`);
+      saidReady = true;
+      const last = view.panel;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(view.panel, last, 'no replacement once the page has started');
+    } finally {
+      view.dispose();
+    }
+    assert.equal(closes, 1, 'disposing it is one close');
   });
 });

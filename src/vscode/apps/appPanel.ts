@@ -10,7 +10,8 @@ import { errorMessage } from '../../util/errorMessage';
 import { QuestionDeclinedError } from '../../host/questionQueue';
 import { usageServices } from '../services';
 import { VERSION } from '../../version';
-import { escapeHtml, loadWebview, webviewOptions, type LoadedPage, type WebviewPage } from '../webview/html';
+import { escapeHtml, type WebviewPage } from '../webview/html';
+import { WatchedPanel } from '../webview/watchedPanel';
 import type { AppPageFromWebview, AppPageToWebview, PageTheme } from '../webview/mcpAppProtocol';
 import { confirmDestructive } from '../usage/tools/confirm';
 import { toolLabel } from '../usage/tools/runner';
@@ -25,7 +26,6 @@ export interface McpAppPanelHandle {
 }
 
 export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
-  readonly panel: vscode.WebviewPanel;
   private bridgeValue: McpAppBridge;
   /** Whether the page said `ready` before: a second one is a reloaded page. */
   private pageReady = false;
@@ -33,7 +33,7 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
   private pageLoaded = false;
   private readonly loadWaiters: Array<() => void> = [];
   private closing = false;
-  private readonly page: LoadedPage;
+  private readonly view: WatchedPanel;
 
   constructor(
     private readonly server: ServerConnection,
@@ -42,12 +42,16 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
     /** Called once, when closing starts (close()) or the panel is gone, whichever is first. */
     private readonly onClosing: () => void,
   ) {
-    this.panel = vscode.window.createWebviewPanel(
-      'mcpHost.mcpApp',
-      vscode.l10n.t('{0} (view) — {1}', toolLabel(tool), server.name),
-      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
-      { ...webviewOptions(), retainContextWhenHidden: true },
-    );
+    // Set again, then put in a new panel, if it does not say `ready` in time (a blank webview in
+    // VS Code for the web).
+    this.view = new WatchedPanel({
+      viewType: 'mcpHost.mcpApp',
+      title: vscode.l10n.t('{0} (view) — {1}', toolLabel(tool), server.name),
+      viewColumn: vscode.ViewColumn.Beside,
+      page: (webview) => appPage(webview, resource.csp, toolLabel(tool)),
+      isReady: () => this.pageReady || this.closing,
+      attempts: 2,
+    });
     this.bridgeValue = new McpAppBridge({
       hostInfo: { name: 'mcp-host-vscode', title: 'MCP Host for VS Code', version: VERSION },
       tool,
@@ -59,18 +63,19 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
       logger: server.logger,
     });
     this.disposables.push(
-      this.panel.onDidDispose(() => {
+      this.view.onDidClose(() => {
         // Closed by the person: the page is gone already, so the view cannot be asked to clean up.
         this.closing = true;
         this.bridge.dispose();
         for (const d of this.disposables) d.dispose();
         onClosing();
       }),
-      this.panel.webview.onDidReceiveMessage((m: AppPageFromWebview) => this.handle(m)),
+      this.view.onDidReceiveMessage((m) => this.handle(m as AppPageFromWebview)),
     );
-    // Set again if it does not say `ready` in time (a blank webview in VS Code for the web).
-    this.page = loadWebview(this.panel, appPage(this.panel.webview, resource.csp, toolLabel(tool)), () => this.pageReady || this.closing, { attempts: 2 });
-    this.disposables.push(this.page);
+  }
+
+  get panel(): vscode.WebviewPanel {
+    return this.view.panel;
   }
 
   get bridge(): McpAppBridge {
@@ -105,7 +110,7 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
     this.closing = true;
     this.onClosing();
     await this.bridge.teardown();
-    this.panel.dispose();
+    this.view.dispose();
   }
 
   dispose(): void {
@@ -119,7 +124,7 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
   private handle(message: AppPageFromWebview): void {
     switch (message.type) {
       case 'ready':
-        if (!this.page.isCurrent(message.load)) return;
+        if (!this.view.isCurrent(message.load)) return;
         // A reloaded page has a new frame: it needs a new session, and the last run again.
         if (this.pageReady) this.bridgeValue = this.bridgeValue.reopen();
         this.pageReady = true;

@@ -4,7 +4,7 @@
 import * as vscode from 'vscode';
 import type { ServerRegistry } from '../../host/registry';
 import type { ServerConnection } from '../../host/serverConnection';
-import { loadWebview, webviewOptions, type LoadedPage } from '../webview/html';
+import { WatchedPanel } from '../webview/watchedPanel';
 import type { TrafficFilter, TrafficFromWebview, TrafficSnapshot, TrafficToWebview } from '../webview/trafficProtocol';
 import { buildTrafficModel, exportLines, rowCopyText, rowDetail, type TrafficModel } from './trafficRows';
 
@@ -23,10 +23,9 @@ export interface TrafficViewHandle {
 }
 
 export class TrafficView implements vscode.Disposable, TrafficViewHandle {
-  private panel: vscode.WebviewPanel | undefined;
+  /** The open panel, if one is open. */
+  private view: WatchedPanel | undefined;
   private panelScope: vscode.Disposable[] = [];
-  /** The page of the open panel, if one is open. */
-  private page: LoadedPage | undefined;
   private recorderListeners: vscode.Disposable[] = [];
   private ready = false;
   private filterValue: TrafficFilter = {};
@@ -59,22 +58,27 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
       this.repaint();
       return;
     }
-    const panel = vscode.window.createWebviewPanel('mcpHost.traffic', vscode.l10n.t('MCP Traffic'), { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, { ...webviewOptions(), retainContextWhenHidden: true });
-    this.panel = panel;
     this.ready = false;
+    const view = new WatchedPanel({
+      viewType: 'mcpHost.traffic',
+      title: vscode.l10n.t('MCP Traffic'),
+      viewColumn: vscode.ViewColumn.Active,
+      page: () => ({ title: vscode.l10n.t('MCP Traffic'), script: 'traffic.js', styles: ['webview.css', 'traffic.css'] }),
+      isReady: () => this.ready,
+    });
+    this.view = view;
     this.panelScope = [
-      panel.onDidDispose(() => this.closed()),
-      panel.webview.onDidReceiveMessage((m: TrafficFromWebview) => void this.handle(m)),
-      panel.onDidChangeViewState(() => {
-        if (panel.visible) this.scheduleRepaint();
+      view,
+      view.onDidClose(() => this.closed()),
+      view.onDidReceiveMessage((m) => void this.handle(m as TrafficFromWebview)),
+      view.onDidChangeViewState(() => {
+        if (view.panel.visible) this.scheduleRepaint();
       }),
       this.registry.onDidChangeServers(() => {
         this.listenToRecorders();
         this.scheduleRepaint();
       }),
     ];
-    this.page = loadWebview(panel, { title: vscode.l10n.t('MCP Traffic'), script: 'traffic.js', styles: ['webview.css', 'traffic.css'] }, () => this.ready);
-    this.panelScope.push(this.page);
     this.listenToRecorders();
   }
 
@@ -100,8 +104,12 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
   }
 
   dispose(): void {
-    this.panel?.dispose();
+    this.view?.dispose();
     this.closed();
+  }
+
+  private get panel(): vscode.WebviewPanel | undefined {
+    return this.view?.panel;
   }
 
   // --- the page ----------------------------------------------------------------
@@ -109,7 +117,7 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
   private async handle(message: TrafficFromWebview): Promise<void> {
     switch (message.type) {
       case 'ready':
-        if (!this.page?.isCurrent(message.load)) return;
+        if (!this.view?.isCurrent(message.load)) return;
         this.ready = true;
         this.repaint();
         return;
@@ -214,8 +222,7 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
     for (const d of [...this.panelScope, ...this.recorderListeners]) d.dispose();
     this.panelScope = [];
     this.recorderListeners = [];
-    this.panel = undefined;
-    this.page = undefined;
+    this.view = undefined;
     this.modelValue = undefined;
     this.filterValue = {};
     this.ready = false;

@@ -83,9 +83,10 @@ export interface LoadedPage extends vscode.Disposable {
 /**
  * Sets a panel's page and reloads it if its script has not said "ready" in time. In VS Code for
  * the web (code-server, vscode.dev) a webview created right after another one was disposed can
- * stay blank, its frame waiting for a service worker that never takes control; setting the page
- * again (a new document) starts it. A page that was only slow is replaced too, so a panel takes
- * "ready" only from the current document (isCurrent).
+ * stay blank, its frame waiting for a service worker that never takes control. Setting the page
+ * again (a new document) sometimes starts it; when it does not, `replacePanel` (WatchedPanel) puts
+ * a new panel in its place. A page that was only slow is replaced too, so a panel takes "ready"
+ * only from the current document (isCurrent).
  */
 export function loadWebview(
   panel: vscode.WebviewPanel,

@@ -3,8 +3,8 @@
 // the schema; every value is validated HERE, in the extension host, with Ajv (the webview's CSP
 // forbids the code generation Ajv needs), and the problems are sent back to be shown at their fields.
 import * as vscode from 'vscode';
+import { WatchedPanel } from './watchedPanel';
 import { compileSchema, type ValidationIssue } from './validation';
-import { loadWebview, webviewOptions, type LoadedPage } from './html';
 import type { FormFromWebview, FormIssue, FormSnapshot, FormToWebview, SchemaFormInit } from './protocol';
 
 export interface SchemaFormOptions {
@@ -70,9 +70,6 @@ export function showSchemaForm<T = unknown>(options: SchemaFormOptions): Promise
   });
 }
 
-/** How many times a form whose page never starts is put in a new panel. */
-const MAX_PANEL_REPLACEMENTS = 2;
-
 /** How long a test's request to the page (snapshot, fill, press) may wait for its answer. */
 const PAGE_ANSWER_TIMEOUT_MS = 15_000;
 
@@ -87,12 +84,8 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
   private nextRequest = 1;
   private settled = false;
   private issues: FormIssue[] = [];
-  private current: vscode.WebviewPanel;
-  private page: LoadedPage;
-  /** The listeners of the current panel and its page. */
-  private panelScope: vscode.Disposable[] = [];
+  private readonly view: WatchedPanel;
   private started = false;
-  private replacementsLeft = MAX_PANEL_REPLACEMENTS;
 
   constructor(
     private readonly options: SchemaFormOptions,
@@ -101,38 +94,23 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
     this.title = options.title;
     this.ready = new Promise<void>((r) => (this.markReady = r));
     this.checker = compileSchema(options.schema);
+    this.view = new WatchedPanel({
+      viewType: 'mcpHost.schemaForm',
+      title: options.title,
+      viewColumn: options.viewColumn ?? vscode.ViewColumn.Active,
+      page: () => ({ title: options.title, script: 'schemaForm.js' }),
+      isReady: () => this.started,
+    });
+    this.disposables.push(
+      this.view,
+      this.view.onDidClose(() => this.finish({ action: 'cancel' })),
+      this.view.onDidReceiveMessage((message) => void this.handleMessage(message as FormFromWebview)),
+    );
     if (options.token) this.disposables.push(options.token.onCancellationRequested(() => this.finish({ action: 'cancel' })));
-    [this.current, this.page] = this.openPanel(options.viewColumn ?? vscode.ViewColumn.Active);
   }
 
   get panel(): vscode.WebviewPanel {
-    return this.current;
-  }
-
-  /** A panel with the form's page; closing it is the person's cancel. */
-  private openPanel(viewColumn: vscode.ViewColumn): [vscode.WebviewPanel, LoadedPage] {
-    const panel = vscode.window.createWebviewPanel('mcpHost.schemaForm', this.options.title, { viewColumn, preserveFocus: false }, { ...webviewOptions(), retainContextWhenHidden: true });
-    const page = loadWebview(panel, { title: this.options.title, script: 'schemaForm.js' }, () => this.started, { replacePanel: () => this.replacePanel() });
-    this.panelScope = [
-      panel.onDidDispose(() => {
-        if (panel === this.current) this.finish({ action: 'cancel' });
-      }),
-      panel.webview.onDidReceiveMessage((message: FormFromWebview) => {
-        if (panel === this.current) void this.handleMessage(message);
-      }),
-      page,
-    ];
-    return [panel, page];
-  }
-
-  /** Its page never started (VS Code for the web): the same form in a new panel, where the old one was. */
-  private replacePanel(): void {
-    if (this.settled || this.started || this.replacementsLeft-- <= 0) return;
-    const old = this.current;
-    const oldScope = this.panelScope;
-    [this.current, this.page] = this.openPanel(old.viewColumn ?? vscode.ViewColumn.Active);
-    for (const d of oldScope) d.dispose();
-    old.dispose();
+    return this.view.panel;
   }
 
   get lastIssues(): readonly FormIssue[] {
@@ -154,12 +132,11 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
   private finish(result: SchemaFormResult<T>): void {
     if (this.settled) return;
     this.settled = true;
-    for (const d of [...this.disposables, ...this.panelScope]) d.dispose();
+    for (const d of this.disposables) d.dispose();
     // A press that closed the form (submit, cancel) has done its job; a snapshot has nothing to show.
     for (const w of this.waiting.values()) w.resolve(undefined);
     this.waiting.clear();
     this.onAnswer(result);
-    this.panel.dispose();
   }
 
   private post(message: FormToWebview): Thenable<boolean> {
@@ -197,7 +174,7 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
   private async handleMessage(message: FormFromWebview): Promise<void> {
     switch (message.type) {
       case 'ready':
-        if (!this.page.isCurrent(message.load)) return;
+        if (!this.view.isCurrent(message.load)) return;
         // Said at once: the watchdog must not replace a page that is talking while init is built.
         this.started = true;
         void this.post({ type: 'init', init: await this.initMessage() });

@@ -4,7 +4,7 @@
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import type { CallToolResult, ReadResourceResult } from '../../../protocol/schemas';
-import { loadWebview, webviewOptions, type LoadedPage } from '../../webview/html';
+import { WatchedPanel } from '../../webview/watchedPanel';
 import type { ResultFromWebview, ResultSnapshot, ResultToWebview, ResultViewModel } from '../../webview/protocol';
 
 export interface ResultPayload {
@@ -33,7 +33,6 @@ export interface ResultViewHandle {
 }
 
 class ResultPanel implements ResultViewHandle {
-  readonly panel: vscode.WebviewPanel;
   private payload: ResultPayload | undefined;
   private ready = false;
   private renderedRun = -1;
@@ -41,7 +40,7 @@ class ResultPanel implements ResultViewHandle {
   private readonly snapshotWaiters = new Map<number, (s: ResultSnapshot) => void>();
   private nextRequest = 1;
   private readonly disposables: vscode.Disposable[] = [];
-  private readonly page: LoadedPage;
+  private readonly view: WatchedPanel;
 
   constructor(
     readonly key: string,
@@ -49,16 +48,24 @@ class ResultPanel implements ResultViewHandle {
     private readonly actions: ResultViewActions,
     onDispose: () => void,
   ) {
-    this.panel = vscode.window.createWebviewPanel('mcpHost.toolResult', title, { viewColumn: vscode.ViewColumn.Active, preserveFocus: false }, { ...webviewOptions(), retainContextWhenHidden: true });
+    this.view = new WatchedPanel({
+      viewType: 'mcpHost.toolResult',
+      title,
+      viewColumn: vscode.ViewColumn.Active,
+      page: () => ({ title: this.title, script: 'toolResult.js' }),
+      isReady: () => this.ready,
+    });
     this.disposables.push(
-      this.panel.onDidDispose(() => {
+      this.view.onDidClose(() => {
         for (const d of this.disposables) d.dispose();
         onDispose();
       }),
-      this.panel.webview.onDidReceiveMessage((m: ResultFromWebview) => this.handle(m)),
+      this.view.onDidReceiveMessage((m) => void this.handle(m as ResultFromWebview)),
     );
-    this.page = loadWebview(this.panel, { title, script: 'toolResult.js' }, () => this.ready);
-    this.disposables.push(this.page);
+  }
+
+  get panel(): vscode.WebviewPanel {
+    return this.view.panel;
   }
 
   get model(): ResultViewModel | undefined {
@@ -98,7 +105,7 @@ class ResultPanel implements ResultViewHandle {
     const payload = this.payload;
     switch (message.type) {
       case 'ready':
-        if (!this.page.isCurrent(message.load)) return;
+        if (!this.view.isCurrent(message.load)) return;
         this.ready = true;
         if (payload) void this.post({ type: 'show', model: payload.model });
         return;
@@ -188,7 +195,7 @@ class ResultPanel implements ResultViewHandle {
   }
 
   dispose(): void {
-    this.panel.dispose();
+    this.view.dispose();
   }
 }
 

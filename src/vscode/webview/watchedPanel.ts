@@ -1,0 +1,86 @@
+import * as vscode from 'vscode';
+import { loadWebview, webviewOptions, type LoadedPage, type WebviewPage } from './html';
+
+/** How many times a panel whose page never starts is put in a new panel. */
+const MAX_PANEL_REPLACEMENTS = 2;
+
+export interface WatchedPanelSpec {
+  viewType: string;
+  title: string;
+  viewColumn: vscode.ViewColumn;
+  /** The page, for the panel's webview (its CSP source and resource URIs). */
+  page: (webview: vscode.Webview) => WebviewPage;
+  /** Whether the current page has said "ready" (or the owner no longer waits for it). */
+  isReady: () => boolean;
+  /** How many times the page is tried in one panel, and how long each try waits (loadWebview's). */
+  attempts?: number;
+  retryAfterMs?: number;
+}
+
+/**
+ * One of our webview panels, its page watched by loadWebview. In VS Code for the web a new
+ * webview's frame can wait for good for the service worker to take control; setting its page again
+ * cannot start it, a new frame can (it registers the worker anew, which frees the stuck frames
+ * too). So when the page still has not started after being set again, the panel is replaced by a
+ * new one where it was, with its title. The owner keeps this one object, and hears the messages and
+ * view states of the current panel only, and a close only when the person (or the owner) closes it.
+ */
+export class WatchedPanel implements vscode.Disposable {
+  private current!: vscode.WebviewPanel;
+  private page!: LoadedPage;
+  private scope: vscode.Disposable[] = [];
+  private replacementsLeft = MAX_PANEL_REPLACEMENTS;
+  private disposed = false;
+  private readonly messageEmitter = new vscode.EventEmitter<unknown>();
+  private readonly viewStateEmitter = new vscode.EventEmitter<void>();
+  private readonly closeEmitter = new vscode.EventEmitter<void>();
+  readonly onDidReceiveMessage = this.messageEmitter.event;
+  readonly onDidChangeViewState = this.viewStateEmitter.event;
+  readonly onDidClose = this.closeEmitter.event;
+
+  constructor(private readonly spec: WatchedPanelSpec) {
+    this.open(spec.viewColumn, spec.title);
+  }
+
+  get panel(): vscode.WebviewPanel {
+    return this.current;
+  }
+
+  /** Whether a "ready" comes from the page now in the panel (see LoadedPage). */
+  isCurrent(load: string | undefined): boolean {
+    return this.page.isCurrent(load);
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    for (const d of this.scope) d.dispose();
+    this.current.dispose();
+    this.closeEmitter.fire();
+    this.messageEmitter.dispose();
+    this.viewStateEmitter.dispose();
+    this.closeEmitter.dispose();
+  }
+
+  private open(viewColumn: vscode.ViewColumn, title: string): void {
+    const panel = vscode.window.createWebviewPanel(this.spec.viewType, title, { viewColumn, preserveFocus: false }, { ...webviewOptions(), retainContextWhenHidden: true });
+    this.current = panel;
+    this.page = loadWebview(panel, this.spec.page(panel.webview), this.spec.isReady, { attempts: this.spec.attempts, retryAfterMs: this.spec.retryAfterMs, replacePanel: () => this.replace() });
+    this.scope = [
+      this.page,
+      panel.onDidDispose(() => this.dispose()),
+      panel.webview.onDidReceiveMessage((message: unknown) => this.messageEmitter.fire(message)),
+      panel.onDidChangeViewState(() => this.viewStateEmitter.fire()),
+    ];
+  }
+
+  private replace(): void {
+    if (this.disposed || this.spec.isReady() || this.replacementsLeft-- <= 0) return;
+    const old = this.current;
+    // The old panel's listeners go first: its close is not the person's, and the watchdog's
+    // record of the page is the new one's.
+    for (const d of this.scope) d.dispose();
+    this.open(old.viewColumn ?? this.spec.viewColumn, old.title);
+    old.dispose();
+  }
+}
