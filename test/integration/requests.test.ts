@@ -256,7 +256,7 @@ describe("The servers' own requests in a real VS Code", function () {
       try {
         const sent = call('everything', 'trigger-elicitation-request');
         const form = await waitFor(() => tools.forms().find((f) => f.title === 'everything asks'), 'the elicitation form');
-        await within(form.ready, 20_000, 'the form page to say ready');
+        await within(form.ready, 35_000, 'the form page to say ready');
         const shown = await form.snapshot();
         assert.ok(shown.fields.some((f) => f.path === '/name'), 'a field for "name"');
         assert.equal((shown.value as Record<string, unknown>).integer, 42, 'defaults filled in');
@@ -273,7 +273,7 @@ describe("The servers' own requests in a real VS Code", function () {
 
         const declined = call('everything', 'trigger-elicitation-request');
         const again = await waitFor(() => tools.forms().find((f) => f.title === 'everything asks'), 'the second form');
-        await within(again.ready, 20_000, 'the form page to say ready');
+        await within(again.ready, 35_000, 'the form page to say ready');
         await again.press('decline');
         assert.match(await declined, /❌ User declined to provide the requested information\./);
         assert.equal(suite.person.asked.length, 0, 'no quick input in this mode');

@@ -128,7 +128,7 @@ describe('Tools: Run Tool in a real VS Code', function () {
   it('nested arguments through the real form: errors shown at their fields, then a valid submission runs', async () => {
     const pending = run({ server: 'content', tool: 'nested', form: true, arguments: { target: '', options: { depth: 9 }, steps: [{ name: 'build' }] } });
     const form = await waitFor(() => hook.forms().find((f) => f.title === 'Run Nested Arguments — content'), 'the form');
-    await within(form.ready, 20_000, 'the form page to say ready');
+    await within(form.ready, 35_000, 'the form page to say ready');
     const snap = await form.snapshot();
     const paths = snap.fields.map((f) => f.path);
     for (const p of ['/target', '/options', '/options/depth', '/options/tags', '/steps', '/steps/0/name', '/steps/0/weight']) assert.ok(paths.includes(p), `field ${p} in ${paths.join(', ')}`);
@@ -158,7 +158,7 @@ describe('Tools: Run Tool in a real VS Code', function () {
   it('the JSON editor of the form is validated too', async () => {
     const pending = run({ server: 'content', tool: 'nested', form: true, arguments: {} });
     const form = await waitFor(() => hook.forms().find((f) => f.title === 'Run Nested Arguments — content'), 'the form');
-    await within(form.ready, 20_000, 'the form page to say ready');
+    await within(form.ready, 35_000, 'the form page to say ready');
     await form.press('json');
     await form.fill('', '{"target": "t", "options": {"depth": 1}, "steps": []}');
     await form.press('submit');
@@ -180,7 +180,7 @@ describe('Tools: Run Tool in a real VS Code', function () {
     const node = { kind: 'tool' as const, server: good, tool: good.lists.tools.find((t) => t.name === 'flat')! };
     const pending = vscode.commands.executeCommand('mcpHost.runToolWithForm', node);
     const form = await waitFor(() => hook.forms().find((f) => f.title === 'Run Flat Arguments — content'), 'the form');
-    await within(form.ready, 20_000, 'the form page to say ready');
+    await within(form.ready, 35_000, 'the form page to say ready');
     const snap = await form.snapshot();
     assert.deepEqual(snap.value, { text: 'remember me', count: 4 });
     await form.press('cancel');

@@ -50,7 +50,6 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
       viewColumn: vscode.ViewColumn.Beside,
       page: (webview) => appPage(webview, resource.csp, toolLabel(tool)),
       isReady: () => this.pageReady || this.closing,
-      attempts: 2,
     });
     this.bridgeValue = new McpAppBridge({
       hostInfo: { name: 'mcp-host-vscode', title: 'MCP Host for VS Code', version: VERSION },

@@ -3,6 +3,8 @@ import { loadWebview, webviewOptions, type LoadedPage, type WebviewPage } from '
 
 /** How many times a panel whose page never starts is put in a new panel. */
 const MAX_PANEL_REPLACEMENTS = 2;
+/** How long a page first shown late (its tab was behind another) has to start. */
+const SHOWN_PAGE_GRACE_MS = 5000;
 
 export interface WatchedPanelSpec {
   viewType: string;
@@ -12,8 +14,7 @@ export interface WatchedPanelSpec {
   page: (webview: vscode.Webview) => WebviewPage;
   /** Whether the current page has said "ready" (or the owner no longer waits for it). */
   isReady: () => boolean;
-  /** How many times the page is tried in one panel, and how long each try waits (loadWebview's). */
-  attempts?: number;
+  /** How long each try of the page waits for its "ready" (loadWebview's retryAfterMs). */
   retryAfterMs?: number;
 }
 
@@ -31,6 +32,9 @@ export class WatchedPanel implements vscode.Disposable {
   private scope: vscode.Disposable[] = [];
   private replacementsLeft = MAX_PANEL_REPLACEMENTS;
   private disposed = false;
+  /** The page had its time while its tab was not shown: it gets it again once shown. */
+  private retryWhenShown = false;
+  private shownTimer: NodeJS.Timeout | undefined;
   private readonly messageEmitter = new vscode.EventEmitter<unknown>();
   private readonly viewStateEmitter = new vscode.EventEmitter<void>();
   private readonly closeEmitter = new vscode.EventEmitter<void>();
@@ -54,6 +58,7 @@ export class WatchedPanel implements vscode.Disposable {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    if (this.shownTimer) clearTimeout(this.shownTimer);
     for (const d of this.scope) d.dispose();
     this.current.dispose();
     this.closeEmitter.fire();
@@ -62,25 +67,44 @@ export class WatchedPanel implements vscode.Disposable {
     this.closeEmitter.dispose();
   }
 
-  private open(viewColumn: vscode.ViewColumn, title: string): void {
-    const panel = vscode.window.createWebviewPanel(this.spec.viewType, title, { viewColumn, preserveFocus: false }, { ...webviewOptions(), retainContextWhenHidden: true });
+  private open(viewColumn: vscode.ViewColumn, title: string, preserveFocus = false): void {
+    const panel = vscode.window.createWebviewPanel(this.spec.viewType, title, { viewColumn, preserveFocus }, { ...webviewOptions(), retainContextWhenHidden: true });
     this.current = panel;
-    this.page = loadWebview(panel, this.spec.page(panel.webview), this.spec.isReady, { attempts: this.spec.attempts, retryAfterMs: this.spec.retryAfterMs, replacePanel: () => this.replace() });
+    this.page = loadWebview(panel, this.spec.page(panel.webview), this.spec.isReady, { retryAfterMs: this.spec.retryAfterMs, replacePanel: () => this.replace() });
     this.scope = [
       this.page,
       panel.onDidDispose(() => this.dispose()),
       panel.webview.onDidReceiveMessage((message: unknown) => this.messageEmitter.fire(message)),
-      panel.onDidChangeViewState(() => this.viewStateEmitter.fire()),
+      panel.onDidChangeViewState(() => {
+        this.viewStateEmitter.fire();
+        if (this.retryWhenShown && panel.visible) this.giveTimeAgain();
+      }),
     ];
   }
 
   private replace(): void {
-    if (this.disposed || this.spec.isReady() || this.replacementsLeft-- <= 0) return;
+    if (this.disposed || this.spec.isReady() || this.replacementsLeft <= 0) return;
     const old = this.current;
+    // A tab behind another one does not load its page: not stuck, and a new panel would jump to
+    // the front.
+    if (!old.visible) {
+      this.retryWhenShown = true;
+      return;
+    }
+    this.replacementsLeft--;
     // The old panel's listeners go first: its close is not the person's, and the watchdog's
     // record of the page is the new one's.
     for (const d of this.scope) d.dispose();
-    this.open(old.viewColumn ?? this.spec.viewColumn, old.title);
+    this.open(old.viewColumn ?? this.spec.viewColumn, old.title, !old.active);
     old.dispose();
+  }
+
+  private giveTimeAgain(): void {
+    this.retryWhenShown = false;
+    if (this.shownTimer) clearTimeout(this.shownTimer);
+    this.shownTimer = setTimeout(() => {
+      this.shownTimer = undefined;
+      this.replace();
+    }, this.spec.retryAfterMs ?? SHOWN_PAGE_GRACE_MS);
   }
 }
