@@ -437,7 +437,6 @@ export class StreamableHttpTransport implements Transport {
   }
 }
 
-
 /** Whether a batch carries a request (whose answer may take long: no acceptance deadline then). */
 function carriesRequests(message: unknown): boolean {
   return Array.isArray(message) && requestIds(message).length > 0;

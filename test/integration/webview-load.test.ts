@@ -36,7 +36,7 @@ describe('Webview pages: which document is current', function () {
     const panel = openPanel();
     const ready = new Promise<{ type: string; load?: string }>((resolve) => panel.webview.onDidReceiveMessage((m: { type: string; load?: string }) => m.type === 'ready' && resolve(m)));
     let saidReady = false;
-    const page = loadWebview(panel, { title: 'page load', script: 'traffic.js', styles: ['webview.css', 'traffic.css'] }, () => saidReady);
+    const page = loadWebview(panel, { title: 'page load', script: 'traffic.js', styles: ['webview.css', 'traffic.css'] }, () => saidReady, { replacePanel: () => undefined });
     try {
       const load = loadIdOf(panel.webview.html);
       assert.ok(load, 'the document carries its load id');
@@ -56,7 +56,7 @@ describe('Webview pages: which document is current', function () {
     const readies: Array<string | undefined> = [];
     panel.webview.onDidReceiveMessage((m: { type: string; load?: string }) => m.type === 'ready' && readies.push(m.load));
     let saidReady = false;
-    const page = loadWebview(panel, { title: 'page load', script: 'traffic.js' }, () => saidReady, { retryAfterMs: 1, attempts: 1 });
+    const page = loadWebview(panel, { title: 'page load', script: 'traffic.js' }, () => saidReady, { retryAfterMs: 1, replacePanel: () => undefined });
     try {
       const first = loadIdOf(panel.webview.html);
       const second = await waitFor(() => loadIdOf(panel.webview.html) !== first && loadIdOf(panel.webview.html), 'the page to be set again', 5000);
@@ -77,7 +77,6 @@ describe('Webview pages: which document is current', function () {
     let replaced = 0;
     const page = loadWebview(panel, { title: 'page load', script: 'traffic.js' }, () => false, {
       retryAfterMs: 1,
-      attempts: 3,
       replacePanel: () => {
         replaced++;
         pages.push(loadIdOf(panel.webview.html));

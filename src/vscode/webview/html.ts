@@ -80,13 +80,16 @@ export interface LoadedPage extends vscode.Disposable {
   isCurrent(load: string | undefined): boolean;
 }
 
+/** How long a page has to say "ready" before the watchdog steps in (loadWebview, WatchedPanel). */
+export const PAGE_READY_WAIT_MS = 5000;
+
 /**
- * Sets a panel's page and reloads it if its script has not said "ready" in time. In VS Code for
- * the web (code-server, vscode.dev) a webview created right after another one was disposed can
- * stay blank, its frame waiting for a service worker that never takes control. Setting the page
- * again (a new document) sometimes starts it; when it does not, `replacePanel` (WatchedPanel) puts
- * a new panel in its place. A page that was only slow is replaced too, so a panel takes "ready"
- * only from the current document (isCurrent).
+ * Sets a panel's page and watches for its "ready". In VS Code for the web (code-server,
+ * vscode.dev) a webview created right after another one was disposed can stay blank, its frame
+ * waiting for a service worker that never takes control. A page silent for `retryAfterMs` is set
+ * again (a new document), which sometimes starts it; silent as long again, it is handed to
+ * `replacePanel` (WatchedPanel puts a new panel in its place). A page that was only slow is
+ * replaced too, so a panel takes "ready" only from the current document (isCurrent).
  */
 export function loadWebview(
   panel: vscode.WebviewPanel,
@@ -94,31 +97,31 @@ export function loadWebview(
   isReady: () => boolean,
   options: {
     retryAfterMs?: number;
-    attempts?: number;
     /**
-     * Called instead of setting the page again once that has not helped: the owner puts a new
-     * panel in its place. A frame stuck waiting for the service worker stays stuck whatever page
-     * it is given; a new frame registers the worker anew, and that also frees the stuck ones.
+     * Called when setting the page again has not helped: the owner puts a new panel in its
+     * place. A frame stuck waiting for the service worker stays stuck whatever page it is given;
+     * a new frame registers the worker anew, and that also frees the stuck ones.
      */
-    replacePanel?: () => void;
-  } = {},
+    replacePanel: () => void;
+  },
 ): LoadedPage {
-  const retryAfterMs = options.retryAfterMs ?? 5000;
-  let attemptsLeft = options.attempts ?? 3;
+  const retryAfterMs = options.retryAfterMs ?? PAGE_READY_WAIT_MS;
   let timer: NodeJS.Timeout | undefined;
   let current = '';
-  let reloads = 0;
+  let setAgain = false;
   loadingPages.set(isReady, Date.now());
   const load = () => {
     current = randomBytes(8).toString('hex');
     panel.webview.html = webviewHtml(panel.webview, { ...page, load: current });
-    if (attemptsLeft <= 0) return;
     timer = setTimeout(() => {
       timer = undefined;
       if (isReady()) return;
-      attemptsLeft--;
-      if (options.replacePanel && reloads++ > 0) options.replacePanel();
-      else load();
+      if (setAgain) {
+        options.replacePanel();
+        return;
+      }
+      setAgain = true;
+      load();
     }, retryAfterMs);
   };
   load();

@@ -1,10 +1,8 @@
 import * as vscode from 'vscode';
-import { loadWebview, webviewOptions, type LoadedPage, type WebviewPage } from './html';
+import { PAGE_READY_WAIT_MS, loadWebview, webviewOptions, type LoadedPage, type WebviewPage } from './html';
 
 /** How many times a panel whose page never starts is put in a new panel. */
 const MAX_PANEL_REPLACEMENTS = 2;
-/** How long a page first shown late (its tab was behind another) has to start. */
-const SHOWN_PAGE_GRACE_MS = 5000;
 
 export interface WatchedPanelSpec {
   viewType: string;
@@ -99,12 +97,13 @@ export class WatchedPanel implements vscode.Disposable {
     old.dispose();
   }
 
+  /** A page first shown late (its tab was behind another) has the usual time to start. */
   private giveTimeAgain(): void {
     this.retryWhenShown = false;
     if (this.shownTimer) clearTimeout(this.shownTimer);
     this.shownTimer = setTimeout(() => {
       this.shownTimer = undefined;
       this.replace();
-    }, this.spec.retryAfterMs ?? SHOWN_PAGE_GRACE_MS);
+    }, this.spec.retryAfterMs ?? PAGE_READY_WAIT_MS);
   }
 }
