@@ -123,7 +123,6 @@ export class McpAppPanel implements McpAppPanelHandle, vscode.Disposable {
   private handle(message: AppPageFromWebview): void {
     switch (message.type) {
       case 'ready':
-        if (!this.view.isCurrent(message.load)) return;
         // A reloaded page has a new frame: it needs a new session, and the last run again.
         if (this.pageReady) this.bridgeValue = this.bridgeValue.reopen();
         this.pageReady = true;

@@ -117,7 +117,6 @@ export class TrafficView implements vscode.Disposable, TrafficViewHandle {
   private async handle(message: TrafficFromWebview): Promise<void> {
     switch (message.type) {
       case 'ready':
-        if (!this.view?.isCurrent(message.load)) return;
         this.ready = true;
         this.repaint();
         return;

@@ -174,7 +174,6 @@ class SchemaFormPanel<T> implements SchemaFormHandle {
   private async handleMessage(message: FormFromWebview): Promise<void> {
     switch (message.type) {
       case 'ready':
-        if (!this.view.isCurrent(message.load)) return;
         // Said at once: the watchdog must not replace a page that is talking while init is built.
         this.started = true;
         void this.post({ type: 'init', init: await this.initMessage() });

@@ -22,7 +22,8 @@ export interface WatchedPanelSpec {
  * cannot start it, a new frame can (it registers the worker anew, which frees the stuck frames
  * too). So when the page still has not started after being set again, the panel is replaced by a
  * new one where it was, with its title. The owner keeps this one object, and hears the messages and
- * view states of the current panel only, and a close only when the person (or the owner) closes it.
+ * view states of the current panel only (and a "ready" only from its current document), and a close
+ * only when the person (or the owner) closes it.
  */
 export class WatchedPanel implements vscode.Disposable {
   private current!: vscode.WebviewPanel;
@@ -72,12 +73,20 @@ export class WatchedPanel implements vscode.Disposable {
     this.scope = [
       this.page,
       panel.onDidDispose(() => this.dispose()),
-      panel.webview.onDidReceiveMessage((message: unknown) => this.messageEmitter.fire(message)),
+      panel.webview.onDidReceiveMessage((message: unknown) => {
+        if (!this.isStaleReady(message)) this.messageEmitter.fire(message);
+      }),
       panel.onDidChangeViewState(() => {
         this.viewStateEmitter.fire();
         if (this.retryWhenShown && panel.visible) this.giveTimeAgain();
       }),
     ];
+  }
+
+  /** A "ready" from a document the page was replaced by (see LoadedPage.isCurrent): not passed on. */
+  private isStaleReady(message: unknown): boolean {
+    const { type, load } = (message ?? {}) as { type?: unknown; load?: unknown };
+    return type === 'ready' && !this.page.isCurrent(typeof load === 'string' ? load : undefined);
   }
 
   private replace(): void {

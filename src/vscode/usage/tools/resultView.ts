@@ -105,7 +105,6 @@ class ResultPanel implements ResultViewHandle {
     const payload = this.payload;
     switch (message.type) {
       case 'ready':
-        if (!this.view.isCurrent(message.load)) return;
         this.ready = true;
         if (payload) void this.post({ type: 'show', model: payload.model });
         return;
