@@ -5,12 +5,10 @@
  * each other.
  */
 import { setMaxListeners } from 'node:events';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import type { AuthChallenge, HttpAuthProvider } from '../auth/types';
-import type { TransportWarning } from './transport';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './framing';
 import { errorMessage } from '../util/errorMessage';
-import { BodyTooLargeError, EventLoopSlicer, bodyDetail, drain, excerptText, readTextPrefix, Utf8Decoder } from './httpBody';
+import { BodyTooLargeError, bodyDetail, drain, excerptText, readTextPrefix } from './httpBody';
 import { RedirectRefusedError, fetchFollowingThen, sameAnswer, sameOriginHop } from './redirects';
 
 export { bodyDetail, drain, excerptText };
@@ -18,7 +16,6 @@ export { bodyDetail, drain, excerptText };
 export { HttpTransportError };
 import { HttpTransportError } from './httpError';
 import { nodeHttpFetch } from './nodeHttp';
-import { nodeBodyOf } from './nodeResponse';
 
 export interface HttpReconnectOptions {
   /** First wait before reconnecting a dropped SSE stream, when the server sent no `retry:`. Default 1000. */
@@ -417,164 +414,6 @@ const STATUS_HINTS: Record<number, string> = {
 /** Whether the content type is an SSE stream. */
 export function isEventStream(contentType: string | null): boolean {
   return contentType !== null && contentType.toLowerCase().startsWith('text/event-stream');
-}
-
-export interface SseSink {
-  onEvent(event: EventSourceMessage): void;
-  onRetry(ms: number): void;
-}
-
-/** The event stream broke a rule we enforce (an event over the size limit). */
-export class SseLimitError extends Error {}
-
-/** How long a server may keep a stream open that owes nothing more (see readEventStream). */
-export const OWED_NOTHING_GRACE_MS = 1000;
-
-/**
- * Reads an SSE body to its end, handing each event to the sink. Resolves when the server ends
- * the body, or once `done()` holds after a chunk and the server has not ended it within
- * OWED_NOTHING_GRACE_MS (a web body: at once); what comes after that chunk is not read, and a
- * body still open is cancelled (a server may keep open a stream that owes nothing more); rejects
- * when reading fails (network, abort) or an event outgrows `maxChars`. A node:http body is read straight from its
- * IncomingMessage (nodeBodyOf), any other through its web stream.
- */
-export async function readEventStream(res: Response, sink: SseSink, maxChars: number, done?: () => boolean): Promise<void> {
-  let limitError: SseLimitError | undefined;
-  const parser = createParser({
-    onEvent: (event) => sink.onEvent(event),
-    onRetry: (ms) => sink.onRetry(ms),
-    onError: (error) => {
-      if (error.type === 'max-buffer-size-exceeded') {
-        limitError = new SseLimitError(`an SSE event is larger than the limit of ${maxChars} bytes`);
-      }
-      // Unknown fields and invalid retry values are ignored, as the SSE standard says.
-    },
-    maxBufferSize: maxChars,
-  });
-  // A character split across chunks is decoded whole, and a leading byte order mark dropped as
-  // the parser expects (Utf8Decoder: several times faster than TextDecoder's stream mode on large events).
-  const decoder = new Utf8Decoder();
-  const lines = new CrLineEnds();
-  const feed = (chunk: Uint8Array) => {
-    const text = lines.complete(decoder.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
-    if (text !== '') parser.feed(text);
-  };
-  const node = nodeBodyOf(res);
-  let stopped = false;
-  if (node !== undefined) {
-    // Once the stream owes nothing more, the server has OWED_NOTHING_GRACE_MS to end it (what is
-    // still sent is not read): most end it at once, and their connection goes back to the pool
-    // (destroying it at once cost a new connection per answer); one kept open is destroyed then.
-    let closer: NodeJS.Timeout | undefined;
-    try {
-      // Sliced by the body's reader (nodeHttp.ts readDirect): a fast server's tiny events do not hold the event loop.
-      // Returning false stops it and destroys the body (and its socket) unread.
-      await node.read((chunk) => {
-        if (closer !== undefined) return true;
-        feed(chunk);
-        if (limitError !== undefined) return false;
-        if (done?.() === true) {
-          closer = setTimeout(() => node.cancel(), OWED_NOTHING_GRACE_MS);
-          closer.unref();
-        }
-        return true;
-      });
-    } catch (err) {
-      // The body destroyed after the grace: the stream had carried all it owed.
-      if (closer === undefined) throw err;
-    } finally {
-      if (closer !== undefined) clearTimeout(closer);
-    }
-    if (limitError) throw limitError;
-    stopped = closer !== undefined;
-  } else {
-    stopped = await readWebEventStream(res.body, (chunk) => {
-      feed(chunk);
-      if (limitError) throw limitError;
-      return done?.() !== true;
-    });
-  }
-  if (stopped) return;
-  const rest = lines.complete(decoder.end());
-  if (rest !== '') parser.feed(rest);
-}
-
-/**
- * A CR is a whole line end in SSE, but the parser holds back a CR that ends its input (an LF may
- * follow): on a stream with CR line ends the last event would wait for the next chunk, or be
- * lost at the body's end. Such a CR is completed here as CRLF at once, and an LF that then
- * starts the next text is dropped (it was the other half of a CRLF already complete).
- */
-class CrLineEnds {
-  private afterCr = false;
-
-  complete(text: string): string {
-    if (text === '') return text;
-    if (this.afterCr) {
-      this.afterCr = false;
-      if (text.charCodeAt(0) === 10) text = text.slice(1);
-      if (text === '') return text;
-    }
-    if (text.charCodeAt(text.length - 1) !== 13) return text;
-    this.afterCr = true;
-    return `${text}\n`;
-  }
-}
-
-/**
- * Hands each chunk of a web stream to `onChunk` (which may throw to stop, or return false to end
- * the reading: then resolves true); cancels the stream on failure or stop.
- */
-async function readWebEventStream(body: ReadableStream<Uint8Array> | null, onChunk: (chunk: Uint8Array) => boolean): Promise<boolean> {
-  if (body === null) return false;
-  const reader = body.getReader();
-  const slicer = new EventLoopSlicer();
-  try {
-    for (;;) {
-      await slicer.yieldIfBusy();
-      const { done, value } = await reader.read();
-      if (done) return false;
-      if (!onChunk(value)) {
-        reader.cancel().catch(() => undefined);
-        return true;
-      }
-    }
-  } catch (err) {
-    reader.cancel().catch(() => undefined);
-    throw err;
-  } finally {
-    reader.releaseLock();
-  }
-}
-
-/** What sseMessageValue returns for an event that carries no message. */
-export const NO_SSE_MESSAGE: unique symbol = Symbol('no SSE message');
-
-/**
- * The JSON value an SSE event carries to the client, or NO_SSE_MESSAGE: an event of another type,
- * blank data (a priming event), data over `maxBytes` (handed to `oversize`, which warns, or throws
- * to fail the stream) or data that is not JSON (warned about here).
- */
-export function sseMessageValue(
-  event: EventSourceMessage,
-  maxBytes: number,
-  warn: (warning: TransportWarning) => void,
-  oversize: (data: string) => void,
-): unknown {
-  if (event.event !== undefined && event.event !== 'message') return NO_SSE_MESSAGE;
-  const data = event.data;
-  if (data === '' || data.trim() === '') return NO_SSE_MESSAGE;
-  // Characters first: counting bytes walks the whole text.
-  if (data.length > maxBytes && Buffer.byteLength(data) > maxBytes) {
-    oversize(data);
-    return NO_SSE_MESSAGE;
-  }
-  try {
-    return JSON.parse(data);
-  } catch {
-    warn({ message: 'ignored an SSE event whose data is not valid JSON', excerpt: excerptText(data) });
-    return NO_SSE_MESSAGE;
-  }
 }
 
 /** undici reports a dropped body as `terminated`; its cause says why. */

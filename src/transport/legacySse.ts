@@ -8,8 +8,6 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { Emitter, HotEmitter, type Event } from '../util/event';
 import {
   HttpTransportError,
-  NO_SSE_MESSAGE,
-  SseLimitError,
   closedError,
   displayUrl,
   drain,
@@ -17,15 +15,14 @@ import {
   takenWithin,
   isEventStream,
   manyListenerController,
-  readEventStream,
   resolveHttpOptions,
-  sseMessageValue,
   statusError,
   streamFailureText,
   type HttpTransportOptions,
   type ResolvedHttpOptions,
 } from './httpShared';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
+import { NO_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue } from './sseStream';
 import { oversizeNotice } from './framing';
 import { describeMessage } from './streamableHttpMessages';
 

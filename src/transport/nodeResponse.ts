@@ -120,6 +120,8 @@ export interface NodeBody {
   read(onChunk: NodeChunkReader, waitMs?: number): Promise<NodeBodyEnd>;
   /** Destroys the body unread. */
   cancel(): void;
+  /** node:http has parsed the body's end: its 'end' follows once what is buffered is read. */
+  wholeBodyArrived(): boolean;
 }
 
 /**
@@ -209,7 +211,8 @@ export class NodeResponse {
   takeNodeBody(): NodeBody | undefined {
     if (this.message === null || this.used) return undefined;
     this.used = true;
-    return { read: (onChunk, waitMs) => this.readDirect(onChunk, waitMs), cancel: () => this.cancelDirect() };
+    const message = this.message;
+    return { read: (onChunk, waitMs) => this.readDirect(onChunk, waitMs), cancel: () => this.cancelDirect(), wholeBodyArrived: () => message.complete };
   }
 
   /** The request was aborted: whatever reads the body fails with `reason`. */

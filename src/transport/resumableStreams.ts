@@ -6,7 +6,8 @@
 
 import type { EventSourceMessage } from 'eventsource-parser';
 // Reading an event stream, and connecting one again:
-import { NO_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue, streamFailureText, type SseSink } from './httpShared';
+import { NO_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue, type SseSink } from './sseStream';
+import { streamFailureText } from './httpShared';
 import { HttpTransportError, drain, excerptText, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, type ResolvedHttpOptions } from './httpShared';
 import { oversizeNotice } from './framing';
 import { isResponseTo, type RequestId } from './streamableHttpMessages';
@@ -62,6 +63,13 @@ interface StreamState {
 }
 
 /** How long a new session waits for another to learn whether the endpoint offers the GET stream (a server may hold its headers). */
+/** Why a read of a stream ended while it still owed answers (or, the GET, while the transport is open). */
+interface StreamBreak {
+  readonly problem: string;
+  /** It broke at the network level (the server may be gone). */
+  readonly network: boolean;
+}
+
 const GET_FINDING_WAIT_MS = 5_000;
 
 function untilKnown(known: Promise<void>): Promise<void> {
@@ -136,7 +144,17 @@ export class ResumableStreams {
   readPostAnswer(ids: RequestId[], res: Response, signal: AbortSignal): Promise<void> {
     const state = this.newStream('post', ids, signal, undefined);
     for (const id of state.waiting) this.streamOf.set(id, state);
-    return this.runStream(state, res);
+    // Performance (#21): most answer streams carry their answers and end; the reconnecting loop
+    // (an async function, costly per request) is entered only when the stream must be resumed.
+    return readEventStream(res, state.sink, this.parserLimit(), state.done).then(
+      () => this.resumeIfOwing(state, undefined),
+      (err: unknown) => this.resumeIfOwing(state, err),
+    );
+  }
+
+  private resumeIfOwing(state: StreamState, failure: unknown): Promise<void> | undefined {
+    const broke = this.afterRead(state, failure);
+    return broke === undefined ? undefined : this.runStream(state, broke);
   }
 
   /** The answer to our own request `id` on an SSE stream; everything else on it is delivered. */
@@ -275,15 +293,14 @@ export class ResumableStreams {
    * reconnects it with Last-Event-ID as long as it owes answers (POST) or the transport is open
    * (GET), waiting `retry:` or a doubling delay, until the attempts run out.
    */
-  private async runStream(state: StreamState, first: Response | undefined): Promise<void> {
+  private async runStream(state: StreamState, broke: StreamBreak | undefined): Promise<void> {
     const o = this.owner.o;
-    let res = first;
-    let connectNow = state.kind === 'get';
-    let problem = 'the server ended the stream';
-    let network = false;
+    let res: Response | undefined;
+    let connectNow = broke === undefined;
+    let problem = broke?.problem ?? 'the server ended the stream';
+    let network = broke?.network ?? false;
     for (;;) {
       if (res !== undefined) {
-        state.sawEvent = false;
         if (state.kind === 'get') this.getConnected = true;
         let failure: unknown;
         try {
@@ -292,17 +309,9 @@ export class ResumableStreams {
           failure = err;
         }
         res = undefined;
-        if (state.kind === 'get' && this.getStream === state) this.getConnected = false;
-        if (this.stopped(state)) return;
-        if (failure instanceof SseLimitError) {
-          this.owner.warn({ message: `${failure.message}; the stream was dropped` });
-          this.giveUp(state, failure.message, false);
-          return;
-        }
-        if (state.kind === 'post' && state.waiting.length === 0) return;
-        if (state.sawEvent) state.attempts = 0;
-        problem = failure === undefined ? 'the server ended the stream' : `the stream broke (${streamFailureText(failure)})`;
-        network = failure !== undefined;
+        const readBroke = this.afterRead(state, failure);
+        if (readBroke === undefined) return;
+        ({ problem, network } = readBroke);
       }
       if (state.kind === 'post' && state.lastEventId === undefined) {
         this.giveUp(state, `${problem} before the answer arrived, and sent no event id to resume from`, network);
@@ -348,6 +357,27 @@ export class ResumableStreams {
         res = undefined;
       }
     }
+  }
+
+  /**
+   * A read of the stream has ended (`failure`: how it broke, if it did): undefined when the stream
+   * is over (stopped, dropped for its size, or owing nothing more), else why it broke, for the
+   * reconnect.
+   */
+  private afterRead(state: StreamState, failure: unknown): StreamBreak | undefined {
+    if (state.kind === 'get' && this.getStream === state) this.getConnected = false;
+    if (this.stopped(state)) return undefined;
+    if (failure instanceof SseLimitError) {
+      this.owner.warn({ message: `${failure.message}; the stream was dropped` });
+      this.giveUp(state, failure.message, false);
+      return undefined;
+    }
+    if (state.kind === 'post' && state.waiting.length === 0) return undefined;
+    if (state.sawEvent) state.attempts = 0;
+    state.sawEvent = false;
+    return failure === undefined
+      ? { problem: 'the server ended the stream', network: false }
+      : { problem: `the stream broke (${streamFailureText(failure)})`, network: true };
   }
 
   /** What a GET's answer tells the other sessions of the endpoint: 405, or a stream. */

@@ -8,7 +8,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { LightAbort, createNodeFetch, requestAbortFor } from '../../src/transport/nodeHttp';
 import { nodeBodyOf } from '../../src/transport/nodeResponse';
 import { BodyTooLargeError, EXCERPT_WAIT_MS, drain, readBodyLimited, readTextLimited, readTextPrefix } from '../../src/transport/httpBody';
-import { SseLimitError, readEventStream } from '../../src/transport/httpShared';
+import { SseLimitError, readEventStream } from '../../src/transport/sseStream';
 import type { EventSourceMessage } from 'eventsource-parser';
 
 /** Resolves when the socket closes (never rejects: a reset is expected here). */

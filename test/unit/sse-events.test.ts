@@ -4,7 +4,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { EventSourceMessage } from 'eventsource-parser';
-import { readEventStream } from '../../src/transport/httpShared';
+import { readEventStream } from '../../src/transport/sseStream';
 
 /** A body that hands over `chunks` one by one, then ends unless `open` (then `end()` ends it). */
 function body(chunks: string[], open = false): { res: Response; cancelled: () => boolean; end: () => void } {

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { readEventStream } from '../../src/transport/httpShared';
+import { readEventStream } from '../../src/transport/sseStream';
 
 /**
  * readEventStream against eventsource-parser fed the whole body at once (decoded by TextDecoder):
