@@ -3,7 +3,7 @@
  * default (and OAuth's). undici's WHATWG fetch costs most of a small request (bench: ours vs the
  * `socket` floor), and so does building its classes: the answer is a NodeResponse (status,
  * raw-header lookups, a web stream only if `body` is asked for), and our own readers take the
- * IncomingMessage itself (nodeResponse.ts nodeBodyOf: httpBody.ts, readEventStream in httpShared.ts).
+ * IncomingMessage itself (nodeResponse.ts nodeBodyOf: httpBody.ts, readEventStream in sseStream.ts).
  *
  * Agents: Node's global keep-alive agents for direct connections, or what `useHttpAgents`
  * installed (the CLI's agents for HTTP(S)_PROXY / NO_PROXY). In VS Code none is installed: the

@@ -1,7 +1,7 @@
 /**
  * The answer of nodeHttp.ts's fetch: a NodeResponse (status, read-only headers looked up in the raw
  * header list, a web stream only if `body` is asked for) and the direct body reader our own readers
- * use (nodeBodyOf: httpBody.ts, readEventStream in httpShared.ts). Apart from nodeHttp.ts, which
+ * use (nodeBodyOf: httpBody.ts, readEventStream in sseStream.ts). Apart from nodeHttp.ts, which
  * sends the request, so that each file keeps one job.
  */
 import type * as http from 'node:http';

@@ -7,8 +7,7 @@
 import type { EventSourceMessage } from 'eventsource-parser';
 // Reading an event stream, and connecting one again:
 import { NO_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue, type SseSink } from './sseStream';
-import { streamFailureText } from './httpShared';
-import { HttpTransportError, drain, excerptText, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, type ResolvedHttpOptions } from './httpShared';
+import { HttpTransportError, drain, excerptText, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, streamFailureText, type ResolvedHttpOptions } from './httpShared';
 import { oversizeNotice } from './framing';
 import { isResponseTo, type RequestId } from './streamableHttpMessages';
 import type { TransportWarning } from './transport';
@@ -62,7 +61,6 @@ interface StreamState {
   intercept: ((message: unknown) => boolean) | undefined;
 }
 
-/** How long a new session waits for another to learn whether the endpoint offers the GET stream (a server may hold its headers). */
 /** Why a read of a stream ended while it still owed answers (or, the GET, while the transport is open). */
 interface StreamBreak {
   readonly problem: string;
@@ -70,6 +68,7 @@ interface StreamBreak {
   readonly network: boolean;
 }
 
+/** How long a new session waits for another to learn whether the endpoint offers the GET stream (a server may hold its headers). */
 const GET_FINDING_WAIT_MS = 5_000;
 
 function untilKnown(known: Promise<void>): Promise<void> {
@@ -145,7 +144,8 @@ export class ResumableStreams {
     const state = this.newStream('post', ids, signal, undefined);
     for (const id of state.waiting) this.streamOf.set(id, state);
     // Performance (#21): most answer streams carry their answers and end; the reconnecting loop
-    // (an async function, costly per request) is entered only when the stream must be resumed.
+    // (an async function, costly per request) is entered only when the stream still owes answers
+    // (to resume it, or to fail them when it cannot be resumed).
     return readEventStream(res, state.sink, this.parserLimit(), state.done).then(
       () => this.resumeIfOwing(state, undefined),
       (err: unknown) => this.resumeIfOwing(state, err),
@@ -289,9 +289,10 @@ export class ResumableStreams {
   }
 
   /**
-   * Reads a stream (starting with `first`, a POST's answer, or by connecting a GET) and
-   * reconnects it with Last-Event-ID as long as it owes answers (POST) or the transport is open
-   * (GET), waiting `retry:` or a doubling delay, until the attempts run out.
+   * Connects a stream (a GET at once; a POST's answer stream, whose first read ended as `broke`
+   * says, after the wait) and reconnects it with Last-Event-ID as long as it owes answers (POST)
+   * or the transport is open (GET), waiting `retry:` or a doubling delay, until the attempts run
+   * out.
    */
   private async runStream(state: StreamState, broke: StreamBreak | undefined): Promise<void> {
     const o = this.owner.o;

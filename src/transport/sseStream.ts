@@ -33,8 +33,9 @@ export function readEventStream(res: Response, sink: SseSink, maxChars: number, 
 }
 
 /**
- * One stream's reading. Performance (#21): a class rather than an async function with closures;
- * a POST's answer is read by one of these per request, and most of them carry one small event.
+ * One stream's reading. Performance (#21): a class rather than an async function (whose frame and
+ * promises cost per request); a POST's answer is read by one of these per request, and most of
+ * them carry one small event.
  */
 class EventStreamReader {
   private readonly parser: EventSourceParser;
@@ -87,7 +88,8 @@ class EventStreamReader {
       // Once the stream owes nothing more, the server has OWED_NOTHING_GRACE_MS to end it (what
       // is still sent is not read): most end it at once, and their connection goes back to the
       // pool (destroying it at once cost a new connection per answer); one kept open is
-      // destroyed then. No timer when the body's end has arrived already (the usual answer).
+      // destroyed then. No timer when the body's end has arrived already (an answer that came
+      // with its headers, read after node:http parsed it all).
       if (!this.node!.wholeBodyArrived()) {
         const node = this.node!;
         this.closer = setTimeout(() => node.cancel(), OWED_NOTHING_GRACE_MS);
