@@ -22,7 +22,7 @@ import {
   type ResolvedHttpOptions,
 } from './httpShared';
 import type { Transport, TransportCloseInfo, TransportWarning } from './transport';
-import { NO_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue } from './sseStream';
+import { NO_SSE_MESSAGE, OVERSIZE_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue } from './sseStream';
 import { oversizeNotice } from './framing';
 import { describeMessage } from './streamableHttpMessages';
 
@@ -213,11 +213,13 @@ export class LegacySseTransport implements Transport {
       this.setEndpoint(event.data);
       return;
     }
-    const value = sseMessageValue(event, this.o.maxMessageBytes, this.warn, (data) => {
-      // oversize: the request it answers fails now, not at its timeout.
-      this.warn({ message: `dropped an SSE message larger than the limit of ${this.o.maxMessageBytes} bytes`, oversize: oversizeNotice(data, this.o.maxMessageBytes) });
-    });
+    const value = sseMessageValue(event, this.o.maxMessageBytes, this.warn);
     if (value === NO_SSE_MESSAGE) return;
+    if (value === OVERSIZE_SSE_MESSAGE) {
+      // oversize: the request it answers fails now, not at its timeout.
+      this.warn({ message: `dropped an SSE message larger than the limit of ${this.o.maxMessageBytes} bytes`, oversize: oversizeNotice(event.data, this.o.maxMessageBytes) });
+      return;
+    }
     this.messageEmitter.fire(value);
   }
 

@@ -6,7 +6,7 @@
 
 import type { EventSourceMessage } from 'eventsource-parser';
 // Reading an event stream, and connecting one again:
-import { NO_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue, type SseSink } from './sseStream';
+import { NO_SSE_MESSAGE, OVERSIZE_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue, type SseSink } from './sseStream';
 import { HttpTransportError, drain, excerptText, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, streamFailureText, type ResolvedHttpOptions } from './httpShared';
 import { oversizeNotice } from './framing';
 import { isResponseTo, type RequestId } from './streamableHttpMessages';
@@ -395,14 +395,16 @@ export class ResumableStreams {
     const o = this.owner.o;
     if (event.id !== undefined) state.lastEventId = event.id === '' ? undefined : this.resumableId(event.id, state);
     state.sawEvent = true;
-    const value = sseMessageValue(event, o.maxMessageBytes, this.owner.warn, (data) => {
+    const value = sseMessageValue(event, o.maxMessageBytes, this.owner.warn);
+    if (value === NO_SSE_MESSAGE) return;
+    if (value === OVERSIZE_SSE_MESSAGE) {
       const text = `an SSE message is larger than the limit of ${o.maxMessageBytes} bytes`;
       // On a POST's stream it is most likely the answer: fail its requests rather than let them hang.
       if (state.waiting.length > 0) throw new SseLimitError(text);
       // oversize: the request it answers (if any) fails now, not at its timeout.
-      this.owner.warn({ message: `${text}; it was dropped`, oversize: oversizeNotice(data, o.maxMessageBytes) });
-    });
-    if (value === NO_SSE_MESSAGE) return;
+      this.owner.warn({ message: `${text}; it was dropped`, oversize: oversizeNotice(event.data, o.maxMessageBytes) });
+      return;
+    }
     if (state.waiting.length > 0) {
       if (Array.isArray(value)) for (const member of value) this.markAnswered(state, member);
       else this.markAnswered(state, value);

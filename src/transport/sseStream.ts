@@ -179,25 +179,20 @@ async function readWebEventStream(body: ReadableStream<Uint8Array> | null, onChu
 /** What sseMessageValue returns for an event that carries no message. */
 export const NO_SSE_MESSAGE: unique symbol = Symbol('no SSE message');
 
+/** What sseMessageValue returns for an event whose data is over the limit (the caller warns, or fails the stream). */
+export const OVERSIZE_SSE_MESSAGE: unique symbol = Symbol('SSE message over the limit');
+
 /**
  * The JSON value an SSE event carries to the client, or NO_SSE_MESSAGE: an event of another type,
- * blank data (a priming event), data over `maxBytes` (handed to `oversize`, which warns, or throws
- * to fail the stream) or data that is not JSON (warned about here).
+ * blank data (a priming event) or data that is not JSON (warned about here); OVERSIZE_SSE_MESSAGE
+ * for data over `maxBytes`.
  */
-export function sseMessageValue(
-  event: EventSourceMessage,
-  maxBytes: number,
-  warn: (warning: TransportWarning) => void,
-  oversize: (data: string) => void,
-): unknown {
+export function sseMessageValue(event: EventSourceMessage, maxBytes: number, warn: (warning: TransportWarning) => void): unknown {
   if (event.event !== undefined && event.event !== 'message') return NO_SSE_MESSAGE;
   const data = event.data;
   if (data === '' || data.trim() === '') return NO_SSE_MESSAGE;
   // Characters first: counting bytes walks the whole text.
-  if (data.length > maxBytes && Buffer.byteLength(data) > maxBytes) {
-    oversize(data);
-    return NO_SSE_MESSAGE;
-  }
+  if (data.length > maxBytes && Buffer.byteLength(data) > maxBytes) return OVERSIZE_SSE_MESSAGE;
   try {
     return JSON.parse(data);
   } catch {
