@@ -327,6 +327,8 @@ function round1(n) {
 const ratio = (a, b) => (a === null || b === null || b === 0 ? null : a / b);
 const fmtMs = (n) => (n === null ? 'n/a' : n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(1)} ms`);
 const fmtX = (n) => (n === null ? 'n/a' : `${n.toFixed(2)}x`);
+/** A ratio for a verdict line: three decimals when two would show the target itself (1.104 is not "1.10x"). */
+const fmtVerdictX = (n, target) => (n !== null && Number(n.toFixed(2)) === target ? `${n.toFixed(3)}x` : fmtX(n));
 const fmtMb = (n) => (n === null ? 'n/a' : `${n.toFixed(0)}`);
 
 const verdicts = [];
@@ -347,12 +349,12 @@ for (const name of names) {
     const within = s.ours.median_ms !== null && s.ours.median_ms < TARGETS.serversMs;
     verdicts.push({ what: `50 servers running within ${TARGETS.serversMs / 1000} s`, met: within, value: fmtMs(s.ours.median_ms) });
   }
-  if (isHttp(name)) verdicts.push({ what: `${SCENARIOS[name].title}: ours/socket <= ${TARGETS.httpRatioToSocket}`, met, value: measured ? fmtX(rSocket) : 'ours not measured' });
-  else verdicts.push({ what: `${SCENARIOS[name].title}: ours/floor <= ${TARGETS.ratioToFloor}`, met, value: measured ? fmtX(rFloor) : 'ours not measured' });
+  if (isHttp(name)) verdicts.push({ what: `${SCENARIOS[name].title}: ours/socket <= ${TARGETS.httpRatioToSocket}`, met, value: measured ? fmtVerdictX(rSocket, TARGETS.httpRatioToSocket) : 'ours not measured' });
+  else verdicts.push({ what: `${SCENARIOS[name].title}: ours/floor <= ${TARGETS.ratioToFloor}`, met, value: measured ? fmtVerdictX(rFloor, TARGETS.ratioToFloor) : 'ours not measured' });
   if (isHttp(name) && /in flight/.test(SCENARIOS[name].title)) {
     const maxRatio = 1 / TARGETS.httpSpeedupOverSdk;
     const fast = measured ? rSdk !== null && rSdk <= maxRatio : null;
-    verdicts.push({ what: `${SCENARIOS[name].title}: ours/sdk <= ${maxRatio} (${TARGETS.httpSpeedupOverSdk}x faster)`, met: fast, value: measured ? fmtX(rSdk) : 'ours not measured' });
+    verdicts.push({ what: `${SCENARIOS[name].title}: ours/sdk <= ${maxRatio} (${TARGETS.httpSpeedupOverSdk}x faster)`, met: fast, value: measured ? fmtVerdictX(rSdk, maxRatio) : 'ours not measured' });
     target += `, <= ${maxRatio}x sdk`;
     met = met === null || fast === null ? null : met && fast;
     // The SDK target needs sdk/floor >= 2 unless ours beats the floor: worth keeping beside it.
@@ -404,8 +406,8 @@ if (Object.keys(traffic).length > 0) {
     const rFloor = ratio(t.on.median_ms, scenarios[name]?.floor.median_ms ?? null);
     const met = r === null ? null : r <= TARGETS.trafficOnOverOff;
     const metFloor = rFloor === null ? null : rFloor <= TARGETS.ratioToFloor;
-    verdicts.push({ what: `${SCENARIOS[name].title}: traffic recording on/off <= ${TARGETS.trafficOnOverOff}`, met, value: fmtX(r) });
-    verdicts.push({ what: `${SCENARIOS[name].title}: ours recording traffic/floor <= ${TARGETS.ratioToFloor}`, met: metFloor, value: fmtX(rFloor) });
+    verdicts.push({ what: `${SCENARIOS[name].title}: traffic recording on/off <= ${TARGETS.trafficOnOverOff}`, met, value: fmtVerdictX(r, TARGETS.trafficOnOverOff) });
+    verdicts.push({ what: `${SCENARIOS[name].title}: ours recording traffic/floor <= ${TARGETS.ratioToFloor}`, met: metFloor, value: fmtVerdictX(rFloor, TARGETS.ratioToFloor) });
     const verdict = met === null || metFloor === null ? 'n/a' : met && metFloor ? 'met' : 'MISSED';
     return [SCENARIOS[name].title, fmtMs(t.off.median_ms), fmtMs(t.on.median_ms), fmtX(r), fmtX(rFloor), `${fmtMb(t.off.peak_rss_mb)} / ${fmtMb(t.on.peak_rss_mb)}`, verdict];
   });
