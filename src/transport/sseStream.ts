@@ -90,8 +90,8 @@ class EventStreamReader {
       // pool (destroying it at once cost a new connection per answer); one kept open is
       // destroyed then. No timer when the body's end has arrived already (an answer that came
       // with its headers, read after node:http parsed it all).
-      if (!this.node!.wholeBodyArrived()) {
-        const node = this.node!;
+      const node = this.node!;
+      if (!node.wholeBodyArrived()) {
         this.closer = setTimeout(() => node.cancel(), OWED_NOTHING_GRACE_MS);
         this.closer.unref();
       }
