@@ -13,7 +13,7 @@
  * What differs from fetch: only string and URLSearchParams bodies; the answer is not a real
  * `Response` (no clone(), no formData(); read-only headers); redirects are never followed (an unset `redirect`
  * means 'manual'; 'follow' is refused); no content decoding (no accept-encoding is sent); a request
- * that went out on a kept-alive connection the server had just closed is sent once more (see staleSocket).
+ * that went out on a kept-alive connection the server had just closed is sent again (see staleSocket).
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -142,7 +142,10 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
     let response: NodeResponse | undefined;
     /** finish() ran: settled, or the answer's body is done; the request's later events change nothing. */
     let finished = false;
-    let retried = false;
+    /** Times sent again after a stale kept-alive socket (at most MAX_STALE_RESENDS). */
+    let resends = 0;
+    /** The server sent an informational (1xx) head for the request in flight: it has read it. */
+    let informed = false;
     let request: http.ClientRequest;
     const finish = () => {
       finished = true;
@@ -183,12 +186,14 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
     const onError = function (this: http.ClientRequest, err: Error) {
       // After an answer, the body's reader reports the error.
       if (this !== request || response !== undefined || finished) return;
-      if (!retried && !signal?.aborted && staleSocket(this, err)) {
+      if (resends < MAX_STALE_RESENDS && !informed && !signal?.aborted && staleSocket(this, err)) {
         // The server closed this kept-alive connection as the request went out (it sent no
-        // Keep-Alive hint, or closes sooner): it never read the request, which goes once more
-        // (the dead socket has left the agent: a new connection). Once: a second failure is the server's.
-        retried = true;
-        request = sendRequest(target, options, body, onResponse, onError, onClose);
+        // Keep-Alive hint, or closes sooner): it never read the request, which goes again. The
+        // dead socket has left the agent, but another free one may be as dead (a server that
+        // closed all its idle connections at once): again on such, never after a new connection
+        // failed (staleSocket), and never more than MAX_STALE_RESENDS times.
+        resends++;
+        request = sendRequest(target, options, body, onResponse, onError, onClose, onInformation);
         return;
       }
       finish();
@@ -203,8 +208,13 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
       finish();
       reject(new TypeError('fetch failed', { cause: closedUnanswered(this) }));
     };
+    // A 1xx head (100 Continue, 103 Early Hints) says the server has the request: a failure after
+    // it is not a stale socket, and the request must not go twice (a tool would run twice).
+    const onInformation = function (this: http.ClientRequest) {
+      if (this === request) informed = true;
+    };
     signal?.addEventListener('abort', onAbort, { once: true });
-    request = sendRequest(target, options, body, onResponse, onError, onClose);
+    request = sendRequest(target, options, body, onResponse, onError, onClose, onInformation);
   });
 }
 
@@ -216,13 +226,22 @@ function sendRequest(
   onResponse: (res: http.IncomingMessage) => void,
   onError: (this: http.ClientRequest, err: Error) => void,
   onClose: (this: http.ClientRequest) => void,
+  onInformation: (this: http.ClientRequest) => void,
 ): http.ClientRequest {
   const request = target.client.request(options, onResponse);
   request.on('error', onError);
   request.on('close', onClose);
+  request.on('information', onInformation);
   request.end(body);
   return request;
 }
+
+/**
+ * How many times one request may go again on a stale kept-alive socket. Each time, a dead socket
+ * has left the agent's pool; a new connection that fails ends it (staleSocket). The bound is for a
+ * server that keeps handing back connections it then closes under the next request.
+ */
+export const MAX_STALE_RESENDS = 3;
 
 /** What a server that closed a kept-alive connection as a request went out on it makes node:http report. */
 const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
@@ -230,8 +249,9 @@ const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 
 /**
  * Whether a request failed because the kept-alive socket it went out on was already closed by the
  * server (Node's documented retry case for `request.reusedSocket`), before the head of an answer.
- * node:http keeps no trace of an informational (1xx) head nor of one cut short: a server failing
- * after those is sent the request again too, as with Node's own pattern.
+ * node:http keeps no trace of an informational (1xx) head (send() listens for it: 'information')
+ * nor of a head cut short: a server failing after a partial head is sent the request again, as
+ * with Node's own pattern.
  */
 function staleSocket(request: http.ClientRequest, err: Error): boolean {
   const code = (err as { code?: unknown }).code;

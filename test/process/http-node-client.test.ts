@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { HttpProxyAgent } from 'http-proxy-agent';
-import { KEEP_ALIVE_AGENT_OPTIONS, LightAbort, createNodeFetch, directAgent, nodeHttpFetch, useHttpAgents, type FetchFunction } from '../../src/transport/nodeHttp';
+import { KEEP_ALIVE_AGENT_OPTIONS, LightAbort, MAX_STALE_RESENDS, createNodeFetch, directAgent, nodeHttpFetch, useHttpAgents, type FetchFunction } from '../../src/transport/nodeHttp';
 import { ownKeepAliveAgents } from '../../src/transport/keepAliveAgents';
 
 async function listen(server: net.Server): Promise<string> {
@@ -348,6 +348,129 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
     } finally {
       agent.destroy();
       await close(server);
+    }
+  });
+
+  for (const [name, inform] of [
+    ['100 Continue', (res: http.ServerResponse) => res.writeContinue()],
+    ['103 Early Hints', (res: http.ServerResponse) => res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' })],
+  ] as const) {
+    test(`a ${name} head, then the kept-alive connection closes: the server has the request, which is not sent again`, async () => {
+      const bodies: string[] = [];
+      const server = http.createServer((req, res) => {
+        let body = '';
+        req.setEncoding('utf8');
+        req.on('data', (chunk: string) => (body += chunk));
+        req.on('end', () => {
+          bodies.push(body);
+          if (body === 'first') {
+            res.end('ok first');
+            return;
+          }
+          // Says it has the request (a tool may be running), then drops the connection.
+          inform(res);
+          setImmediate(() => req.socket.destroy());
+        });
+      });
+      server.keepAliveTimeout = 0;
+      const base = await listen(server);
+      const agent = new http.Agent({ keepAlive: true });
+      const fetchFn = createNodeFetch(() => agent);
+      try {
+        assert.equal(await (await fetchFn(`${base}/mcp`, { method: 'POST', body: 'first' })).text(), 'ok first');
+        await theFreeSocket(agent);
+        const request = fetchFn(`${base}/mcp`, { method: 'POST', body: 'second' });
+        const cause = causeOf(await settled(request));
+        assert.equal(cause.code, 'ECONNRESET');
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.deepEqual(bodies, ['first', 'second'], 'sent once');
+      } finally {
+        agent.destroy();
+        await close(server);
+      }
+    });
+  }
+
+  /**
+   * A server that answers every request on a new connection, and drops a connection that has
+   * served before as soon as a request comes on it: a pool of kept-alive connections that are all
+   * stale. `warm(n)` leaves n free sockets in the agent (n requests at once, answered together).
+   */
+  async function staleConnectionsServer(agent: http.Agent) {
+    const served = new WeakMap<net.Socket, number>();
+    const answered: string[] = [];
+    let dropped = 0;
+    let connections = 0;
+    const held: Array<() => void> = [];
+    let warmCount = 0;
+    const server = http.createServer((req, res) => {
+      const count = served.get(req.socket) ?? 0;
+      served.set(req.socket, count + 1);
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        if (body === 'warm') {
+          held.push(() => res.end('warm'));
+          if (held.length === warmCount) for (const answer of held.splice(0)) answer();
+          return;
+        }
+        if (count > 0) {
+          dropped++;
+          req.socket.destroy();
+          return;
+        }
+        answered.push(body);
+        res.end(`ok ${body}`);
+      });
+    });
+    server.keepAliveTimeout = 0;
+    server.on('connection', () => connections++);
+    const base = await listen(server);
+    const fetchFn = createNodeFetch(() => agent);
+    return {
+      server,
+      base,
+      fetchFn,
+      answered,
+      counts: () => ({ connections, dropped }),
+      async warm(n: number) {
+        warmCount = n;
+        const answers = await Promise.all(Array.from({ length: n }, () => fetchFn(`${base}/mcp`, { method: 'POST', body: 'warm' }).then((res) => res.text())));
+        assert.deepEqual(answers, Array(n).fill('warm'));
+        while (freeSockets(agent).length < n) await new Promise((resolve) => setImmediate(resolve));
+      },
+    };
+  }
+
+  test(`${MAX_STALE_RESENDS} stale kept-alive sockets in the pool: the request goes again on each, then on a new connection, which answers`, async () => {
+    const agent = new http.Agent({ keepAlive: true });
+    const stale = await staleConnectionsServer(agent);
+    try {
+      await stale.warm(MAX_STALE_RESENDS);
+      const result = await settled(stale.fetchFn(`${stale.base}/mcp`, { method: 'POST', body: 'second' }).then((res) => res.text()));
+      assert.deepEqual(result, { value: 'ok second' });
+      assert.deepEqual(stale.answered, ['second']);
+      assert.deepEqual(stale.counts(), { connections: MAX_STALE_RESENDS + 1, dropped: MAX_STALE_RESENDS });
+    } finally {
+      agent.destroy();
+      await close(stale.server);
+    }
+  });
+
+  test(`more stale kept-alive sockets than that: it fails after ${MAX_STALE_RESENDS + 1} sends, never a further one`, async () => {
+    const agent = new http.Agent({ keepAlive: true });
+    const stale = await staleConnectionsServer(agent);
+    try {
+      await stale.warm(MAX_STALE_RESENDS + 2);
+      const cause = causeOf(await settled(stale.fetchFn(`${stale.base}/mcp`, { method: 'POST', body: 'second' })));
+      assert.equal(cause.code, 'ECONNRESET');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(stale.answered, []);
+      assert.deepEqual(stale.counts(), { connections: MAX_STALE_RESENDS + 2, dropped: MAX_STALE_RESENDS + 1 });
+    } finally {
+      agent.destroy();
+      await close(stale.server);
     }
   });
 
