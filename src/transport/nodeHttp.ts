@@ -13,7 +13,7 @@
  * What differs from fetch: only string and URLSearchParams bodies; the answer is not a real
  * `Response` (no clone(), no formData(); read-only headers); redirects are never followed (an unset `redirect`
  * means 'manual'; 'follow' is refused); no content decoding (no accept-encoding is sent); a request
- * that went out on a kept-alive connection the server had just closed is sent again (see staleSocket).
+ * that went out on a kept-alive connection the server had just closed is sent once more (see staleSocket).
  */
 import * as http from 'node:http';
 import * as https from 'node:https';
@@ -142,10 +142,7 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
     let response: NodeResponse | undefined;
     /** finish() ran: settled, or the answer's body is done; the request's later events change nothing. */
     let finished = false;
-    /** Times sent again after a stale kept-alive socket (at most MAX_STALE_RESENDS). */
-    let resends = 0;
-    /** The server sent an informational (1xx) head for the request in flight: it has read it. */
-    let informed = false;
+    let retried = false;
     let request: http.ClientRequest;
     const finish = () => {
       finished = true;
@@ -186,15 +183,23 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
     const onError = function (this: http.ClientRequest, err: Error) {
       // After an answer, the body's reader reports the error.
       if (this !== request || response !== undefined || finished) return;
-      if (resends < MAX_STALE_RESENDS && !informed && !signal?.aborted && staleSocket(this, err)) {
+      if (!retried && !signal?.aborted && staleSocket(this, err)) {
         // The server closed this kept-alive connection as the request went out (it sent no
-        // Keep-Alive hint, or closes sooner): it never read the request, which goes again. The
-        // dead socket has left the agent, but another free one may be as dead (a server that
-        // closed all its idle connections at once): again on such, never after a new connection
-        // failed (staleSocket), and never more than MAX_STALE_RESENDS times.
-        resends++;
-        request = sendRequest(target, options, body, onResponse, onError, onClose, onInformation);
-        return;
+        // Keep-Alive hint, or closes sooner): it never read the request, which goes once more, on
+        // a new connection (closeFreeSocketsBeside). Once: the failure looks the same when the
+        // server read the request and then dropped the connection, and a tool must not run a
+        // third time for it.
+        retried = true;
+        try {
+          closeFreeSocketsBeside(this);
+          request = sendRequest(target, options, body, onResponse, onError, onClose);
+          return;
+        } catch (sendingAgain) {
+          // It went out once already with these options; still, the promise must settle.
+          finish();
+          reject(new TypeError('fetch failed', { cause: sendingAgain }));
+          return;
+        }
       }
       finish();
       const proxy = proxyOf(options.agent);
@@ -208,13 +213,8 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
       finish();
       reject(new TypeError('fetch failed', { cause: closedUnanswered(this) }));
     };
-    // A 1xx head (100 Continue, 103 Early Hints) says the server has the request: a failure after
-    // it is not a stale socket, and the request must not go twice (a tool would run twice).
-    const onInformation = function (this: http.ClientRequest) {
-      if (this === request) informed = true;
-    };
     signal?.addEventListener('abort', onAbort, { once: true });
-    request = sendRequest(target, options, body, onResponse, onError, onClose, onInformation);
+    request = sendRequest(target, options, body, onResponse, onError, onClose);
   });
 }
 
@@ -226,22 +226,45 @@ function sendRequest(
   onResponse: (res: http.IncomingMessage) => void,
   onError: (this: http.ClientRequest, err: Error) => void,
   onClose: (this: http.ClientRequest) => void,
-  onInformation: (this: http.ClientRequest) => void,
 ): http.ClientRequest {
   const request = target.client.request(options, onResponse);
   request.on('error', onError);
   request.on('close', onClose);
-  request.on('information', onInformation);
+  request.on('information', noteInformed);
   request.end(body);
   return request;
 }
 
 /**
- * How many times one request may go again on a stale kept-alive socket. Each time, a dead socket
- * has left the agent's pool; a new connection that fails ends it (staleSocket). The bound is for a
- * server that keeps handing back connections it then closes under the next request.
+ * Requests the server answered with an informational head (any 1xx but 101: 100 Continue, 103
+ * Early Hints): it has them, so a failure after that is not a stale socket's, and such a request
+ * never goes again (a tool would run twice). node:http keeps no trace of it (it sets `res` back to
+ * null), hence the 'information' listener.
  */
-export const MAX_STALE_RESENDS = 3;
+const informedRequests = new WeakSet<http.ClientRequest>();
+
+function noteInformed(this: http.ClientRequest): void {
+  informedRequests.add(this);
+}
+
+/**
+ * Before a request goes again after a stale kept-alive socket: the other free sockets of the
+ * agent's pool for that origin are as old as the dead one, and likely as dead (a server that closed
+ * all its idle connections at once). They are closed, so that the request goes on a new connection
+ * rather than on the next dead one. The pool is found through the agent's busy list, which holds the
+ * dead socket until its 'close' (node:http's pool, which proxy agents use too); `request.agent` is
+ * the agent node:http used (in VS Code, the one its proxy support chose).
+ */
+function closeFreeSocketsBeside(request: http.ClientRequest): void {
+  const agent = (request as { agent?: unknown }).agent;
+  const dead = request.socket;
+  if (!(agent instanceof http.Agent) || dead === null) return;
+  for (const [name, sockets] of Object.entries(agent.sockets)) {
+    if (!sockets?.includes(dead)) continue;
+    for (const free of agent.freeSockets[name] ?? []) free.destroy();
+    return;
+  }
+}
 
 /** What a server that closed a kept-alive connection as a request went out on it makes node:http report. */
 const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
@@ -249,13 +272,18 @@ const STALE_SOCKET_CODES: ReadonlySet<string> = new Set(['ECONNRESET', 'EPIPE', 
 /**
  * Whether a request failed because the kept-alive socket it went out on was already closed by the
  * server (Node's documented retry case for `request.reusedSocket`), before the head of an answer.
- * node:http keeps no trace of an informational (1xx) head (send() listens for it: 'information')
- * nor of a head cut short: a server failing after a partial head is sent the request again, as
- * with Node's own pattern.
+ * Not after an informational head (informedRequests). node:http keeps no trace of a head cut
+ * short: a server failing after a partial head is sent the request again, as with Node's own pattern.
  */
 function staleSocket(request: http.ClientRequest, err: Error): boolean {
   const code = (err as { code?: unknown }).code;
-  return request.reusedSocket && typeof code === 'string' && STALE_SOCKET_CODES.has(code) && (request as { res?: unknown }).res == null;
+  return (
+    request.reusedSocket &&
+    typeof code === 'string' &&
+    STALE_SOCKET_CODES.has(code) &&
+    (request as { res?: unknown }).res == null &&
+    !informedRequests.has(request)
+  );
 }
 
 /** Why a request closed without an answer or an error. */

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import { HttpProxyAgent } from 'http-proxy-agent';
-import { KEEP_ALIVE_AGENT_OPTIONS, LightAbort, MAX_STALE_RESENDS, createNodeFetch, directAgent, nodeHttpFetch, useHttpAgents, type FetchFunction } from '../../src/transport/nodeHttp';
+import { KEEP_ALIVE_AGENT_OPTIONS, LightAbort, createNodeFetch, directAgent, nodeHttpFetch, useHttpAgents, type FetchFunction } from '../../src/transport/nodeHttp';
 import { ownKeepAliveAgents } from '../../src/transport/keepAliveAgents';
 
 async function listen(server: net.Server): Promise<string> {
@@ -297,7 +297,7 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
     }
   });
 
-  test('the request sent again fails too: it fails, sent twice in all (never a third time)', async () => {
+  test('the request sent again fails too, on its new connection: it fails, sent twice in all (never a third time)', async () => {
     const { server, base, bodies, connections } = await countingServer();
     // The new connection made for the request sent again is closed by the server as soon as it comes.
     server.on('connection', (socket: net.Socket) => {
@@ -392,20 +392,16 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
   }
 
   /**
-   * A server that answers every request on a new connection, and drops a connection that has
-   * served before as soon as a request comes on it: a pool of kept-alive connections that are all
-   * stale. `warm(n)` leaves n free sockets in the agent (n requests at once, answered together).
+   * A node:http server (no Keep-Alive hint) whose `warm(n)` leaves n free kept-alive sockets in the
+   * agent: n requests at once, each on a connection of its own, answered together once all came.
+   * Any other request is answered `ok BODY`, or given to `other`; `seen` lists their bodies.
    */
-  async function staleConnectionsServer(agent: http.Agent) {
-    const served = new WeakMap<net.Socket, number>();
-    const answered: string[] = [];
-    let dropped = 0;
-    let connections = 0;
+  async function pooledServer(agent: http.Agent, other?: (req: http.IncomingMessage) => void) {
+    const seen: string[] = [];
     const held: Array<() => void> = [];
     let warmCount = 0;
+    let connections = 0;
     const server = http.createServer((req, res) => {
-      const count = served.get(req.socket) ?? 0;
-      served.set(req.socket, count + 1);
       let body = '';
       req.setEncoding('utf8');
       req.on('data', (chunk: string) => (body += chunk));
@@ -415,13 +411,9 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
           if (held.length === warmCount) for (const answer of held.splice(0)) answer();
           return;
         }
-        if (count > 0) {
-          dropped++;
-          req.socket.destroy();
-          return;
-        }
-        answered.push(body);
-        res.end(`ok ${body}`);
+        seen.push(body);
+        if (other) other(req);
+        else res.end(`ok ${body}`);
       });
     });
     server.keepAliveTimeout = 0;
@@ -432,45 +424,54 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
       server,
       base,
       fetchFn,
-      answered,
-      counts: () => ({ connections, dropped }),
+      seen,
+      connections: () => connections,
       async warm(n: number) {
         warmCount = n;
         const answers = await Promise.all(Array.from({ length: n }, () => fetchFn(`${base}/mcp`, { method: 'POST', body: 'warm' }).then((res) => res.text())));
         assert.deepEqual(answers, Array(n).fill('warm'));
         while (freeSockets(agent).length < n) await new Promise((resolve) => setImmediate(resolve));
+        assert.equal(connections, n);
       },
     };
   }
 
-  test(`${MAX_STALE_RESENDS} stale kept-alive sockets in the pool: the request goes again on each, then on a new connection, which answers`, async () => {
-    const agent = new http.Agent({ keepAlive: true });
-    const stale = await staleConnectionsServer(agent);
-    try {
-      await stale.warm(MAX_STALE_RESENDS);
-      const result = await settled(stale.fetchFn(`${stale.base}/mcp`, { method: 'POST', body: 'second' }).then((res) => res.text()));
-      assert.deepEqual(result, { value: 'ok second' });
-      assert.deepEqual(stale.answered, ['second']);
-      assert.deepEqual(stale.counts(), { connections: MAX_STALE_RESENDS + 1, dropped: MAX_STALE_RESENDS });
-    } finally {
-      agent.destroy();
-      await close(stale.server);
-    }
-  });
+  for (const [name, agentOf] of [
+    ['a keep-alive agent', () => new http.Agent({ keepAlive: true })],
+    ["the CLI's own agents", () => ownKeepAliveAgents(new URL('http://127.0.0.1/'))],
+  ] as const) {
+    test(`${name}, a server that closed all its idle connections at once: the request goes once more on a new connection, not on another of the dead ones`, async () => {
+      const agent = agentOf();
+      const pooled = await pooledServer(agent);
+      try {
+        await pooled.warm(3);
+        pooled.server.closeIdleConnections();
+        const request = pooled.fetchFn(`${pooled.base}/mcp`, { method: 'POST', body: 'second' });
+        assert.equal(freeSockets(agent).length, 2, 'the request took one of the kept-alive sockets, which the client still holds open');
+        assert.deepEqual(await settled(request.then((res) => res.text())), { value: 'ok second' });
+        assert.deepEqual(pooled.seen, ['second']);
+        assert.equal(pooled.connections(), 4, 'the three warm connections and one new');
+      } finally {
+        agent.destroy();
+        await close(pooled.server);
+      }
+    });
+  }
 
-  test(`more stale kept-alive sockets than that: it fails after ${MAX_STALE_RESENDS + 1} sends, never a further one`, async () => {
+  test('the server read the request, then dropped the connection (a worker killed mid-tool), live kept-alive sockets beside it: sent once more only', async () => {
     const agent = new http.Agent({ keepAlive: true });
-    const stale = await staleConnectionsServer(agent);
+    const pooled = await pooledServer(agent, (req) => req.socket.destroy());
     try {
-      await stale.warm(MAX_STALE_RESENDS + 2);
-      const cause = causeOf(await settled(stale.fetchFn(`${stale.base}/mcp`, { method: 'POST', body: 'second' })));
+      await pooled.warm(4);
+      const cause = causeOf(await settled(pooled.fetchFn(`${pooled.base}/mcp`, { method: 'POST', body: 'second' })));
       assert.equal(cause.code, 'ECONNRESET');
       await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.deepEqual(stale.answered, []);
-      assert.deepEqual(stale.counts(), { connections: MAX_STALE_RESENDS + 2, dropped: MAX_STALE_RESENDS + 1 });
+      // Not once per live socket in the pool: the second time went on a new connection, whose failure is final.
+      assert.deepEqual(pooled.seen, ['second', 'second']);
+      assert.equal(pooled.connections(), 5);
     } finally {
       agent.destroy();
-      await close(stale.server);
+      await close(pooled.server);
     }
   });
 
