@@ -11,6 +11,7 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { BODY_SLICE_MS, isNodeResponse, nodeBodyOf, type NodeBody } from './nodeResponse';
+import { ByteChunks } from '../util/byteChunks';
 
 /** Decodes whole bodies (never in stream mode, so one instance serves every read). */
 const utf8 = new TextDecoder();
@@ -72,9 +73,10 @@ interface Prefix {
 async function readPrefix(res: Response, limit: number, waitMs?: number): Promise<Prefix> {
   const node = nodeBodyOf(res);
   if (node === undefined) return readStreamPrefix(res, limit, waitMs);
-  const chunks: Buffer[] = [];
+  // The server decides how small the chunks are: ByteChunks keeps what they cost near their bytes.
+  const chunks = new ByteChunks();
   const extent = await readNodePrefix(node, limit, waitMs, (chunk) => chunks.push(chunk));
-  return { bytes: concat(chunks, Math.min(extent.seen, limit)), ...extent };
+  return { bytes: chunks.take(), ...extent };
 }
 
 interface TextPrefix {
@@ -155,7 +157,7 @@ async function readStreamPrefix(res: Response, limit: number, waitMs?: number): 
   const body = res.body;
   if (body === null) return { bytes: new Uint8Array(0), seen: 0, complete: true };
   const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
+  const chunks = new ByteChunks();
   const slicer = new EventLoopSlicer();
   let seen = 0;
   let timer: NodeJS.Timeout | undefined;
@@ -171,18 +173,19 @@ async function readStreamPrefix(res: Response, limit: number, waitMs?: number): 
       const read = late === undefined ? await reader.read() : await Promise.race([reader.read(), late]);
       if (read === undefined) {
         reader.cancel().then(undefined, () => undefined);
-        return { bytes: concat(chunks, seen), seen, complete: false };
+        return { bytes: chunks.take(), seen, complete: false };
       }
       const { done, value } = read;
-      if (done) return { bytes: concat(chunks, seen), seen, complete: true };
+      if (done) return { bytes: chunks.take(), seen, complete: true };
       const room = limit - seen;
       seen += value.byteLength;
+      const piece = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
       if (value.byteLength > room) {
-        if (room > 0) chunks.push(value.subarray(0, room));
+        if (room > 0) chunks.push(piece.subarray(0, room));
         reader.cancel().then(undefined, () => undefined);
-        return { bytes: concat(chunks, limit), seen, complete: false };
+        return { bytes: chunks.take(), seen, complete: false };
       }
-      chunks.push(value);
+      chunks.push(piece);
     }
   } catch (err) {
     reader.cancel().then(undefined, () => undefined);
@@ -196,14 +199,6 @@ async function readStreamPrefix(res: Response, limit: number, waitMs?: number): 
     }
   }
 }
-
-function concat(chunks: readonly Uint8Array[], length: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  if (chunks.length === 0) return EMPTY;
-  return Buffer.concat(chunks, length);
-}
-
-const EMPTY = new Uint8Array(0);
 
 function declaredLength(res: Response): number | undefined {
   const value = res.headers.get('content-length');
@@ -253,8 +248,9 @@ export function readTextLimited(res: Response, limit: number, what: string): Pro
   // at the end: JSON.parse then reads one flat string. Decoding each chunk into a joined string
   // (Utf8Decoder) cost more CPU for JSON.parse to flatten: a tools/list of 5,000 tools
   // (720 KB, x5) took 66.7 ms and 82.6 ms CPU that way against 61.0 and 70.7 like this (#21).
-  // The bytes held stay within `limit`, counted as they arrive.
-  const chunks: Buffer[] = [];
+  // The bytes held stay within `limit`, and what they cost near it (ByteChunks: the server decides
+  // how small the chunks are).
+  const chunks = new ByteChunks();
   let seen = 0;
   return node
     .read((chunk) => {
@@ -266,7 +262,7 @@ export function readTextLimited(res: Response, limit: number, what: string): Pro
     })
     .then((end) => {
       if (end !== 'ended') throw new BodyTooLargeError(what, seen, limit, false);
-      const text = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, seen)).toString('utf8');
+      const text = chunks.take().toString('utf8');
       return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     });
 }

@@ -2,6 +2,8 @@
 // a line over the limit is refused as it arrives, and what is seen of it (its length, first and
 // last bytes) is reported for the warning. The decoders in framing.ts build on it.
 
+import { ByteChunks } from '../util/byteChunks';
+
 export const LF = 0x0a;
 export const CR = 0x0d;
 
@@ -42,8 +44,8 @@ export const TAIL_BYTES = 256;
  * processed and the first exception is rethrown afterwards.
  */
 export class LineSplitter {
-  private parts: Buffer[] = [];
-  private pendingBytes = 0;
+  /** The line in progress (a stdio server decides how small its pieces are: ByteChunks bounds their cost). */
+  private readonly pending = new ByteChunks();
   /** Dropping the rest of an oversize line until its newline. */
   private discarding = false;
   /** While discarding: the line's length so far, its first bytes and its last bytes. */
@@ -65,12 +67,12 @@ export class LineSplitter {
 
   /** No line is in progress: the next byte pushed starts a new line. */
   get idle(): boolean {
-    return this.pendingBytes === 0 && !this.discarding;
+    return this.pending.length === 0 && !this.discarding;
   }
 
   /** Bytes held for the line still in progress (0 while discarding). */
   get bufferedBytes(): number {
-    return this.pendingBytes;
+    return this.pending.length;
   }
 
   push(chunk: Buffer): void {
@@ -117,14 +119,12 @@ export class LineSplitter {
     }
     const piece = chunk.subarray(start, nl);
     let line: Buffer;
-    if (this.parts.length === 0) {
+    if (this.pending.length === 0) {
       line = piece;
     } else {
-      this.parts.push(piece);
-      line = Buffer.concat(this.parts, this.pendingBytes + piece.length);
-      this.parts = [];
+      this.pending.push(piece);
+      line = this.pending.take();
     }
-    this.pendingBytes = 0;
     this.emit(line, failures);
   }
 
@@ -135,11 +135,8 @@ export class LineSplitter {
     const failures: unknown[] = [];
     if (this.discarding) {
       this.endDiscarding(failures);
-    } else if (this.pendingBytes > 0) {
-      const line = Buffer.concat(this.parts, this.pendingBytes);
-      this.parts = [];
-      this.pendingBytes = 0;
-      this.emit(line, failures);
+    } else if (this.pending.length > 0) {
+      this.emit(this.pending.take(), failures);
     }
     if (failures.length > 0) throw failures[0];
   }
@@ -151,19 +148,18 @@ export class LineSplitter {
       return;
     }
     const rest = start === 0 ? chunk : chunk.subarray(start);
-    this.parts.push(rest);
-    this.pendingBytes += rest.length;
+    this.pending.push(rest);
     // One byte of slack: the last byte may be the '\r' of a '\r\n' terminator.
-    if (this.pendingBytes > this.maxLineBytes + 1) {
+    if (this.pending.length > this.maxLineBytes + 1) {
+      const parts = this.pending.parts();
       const info: OversizeLineInfo = {
-        bytes: this.pendingBytes,
+        bytes: this.pending.length,
         complete: false,
         limit: this.maxLineBytes,
-        head: headOf(this.parts),
+        head: headOf(parts),
       };
-      this.discarded = { bytes: info.bytes, head: info.head, tail: tailOf(this.parts) };
-      this.parts = [];
-      this.pendingBytes = 0;
+      this.discarded = { bytes: info.bytes, head: info.head, tail: tailOf(parts) };
+      this.pending.clear();
       this.discarding = true;
       this.call(() => this.opts.onOversize(info), failures);
     }

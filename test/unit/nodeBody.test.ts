@@ -16,6 +16,8 @@ function closed(socket: Socket): Promise<void> {
   return socket.destroyed ? Promise.resolve() : new Promise((resolve) => socket.once('close', () => resolve()));
 }
 
+const BYTE_CHUNKED_TEXT = `{"text":"${'é-x'.repeat(25_000)}"}`;
+
 /** Lets the client read what was written so far as its own chunk. */
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
 
@@ -111,6 +113,16 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
         }
         return;
       }
+      case '/byte-chunks': {
+        // A chunked body whose every chunk is one byte (the server decides): 100,000 of them.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        const text = Buffer.from(BYTE_CHUNKED_TEXT);
+        socket.cork();
+        for (let i = 0; i < text.length; i++) res.write(text.subarray(i, i + 1));
+        res.end();
+        socket.uncork();
+        return;
+      }
       default:
         res.writeHead(404);
         res.end('no such path');
@@ -124,6 +136,11 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
 
   for (const [name, fetchFn] of clients) {
     describe(name, () => {
+      test('a body of one-byte chunks is read whole (held in ByteChunks, not a Buffer per byte)', async () => {
+        assert.equal(await readTextLimited(await fetchFn(`${base}/byte-chunks`), 1_000_000, 'the answer'), BYTE_CHUNKED_TEXT);
+        assert.equal(Buffer.from(await readBodyLimited(await fetchFn(`${base}/byte-chunks`), 1_000_000, 'the answer')).toString(), BYTE_CHUNKED_TEXT);
+      });
+
       test('an endless body fails at the limit with the bytes seen, and the connection is closed', async () => {
         const res = await fetchFn(`${base}/endless`);
         await assert.rejects(readBodyLimited(res, 100_000, 'the answer'), (err: unknown) => {

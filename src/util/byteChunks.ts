@@ -1,0 +1,77 @@
+/**
+ * Bytes held until they are joined, such as a line or a body that arrives in pieces.
+ *
+ * Why not a plain array of the pieces: each Buffer costs about 200 bytes of heap beside its bytes,
+ * and the peer decides how small the pieces are (a chunked HTTP body of one-byte chunks, a stdio
+ * server that writes a byte at a time). Held one by one, a limit counted in bytes would let a
+ * hostile peer make us hold some 200 times that (a 21 MB body filled a 4 GB heap). So the first
+ * few pieces, and large ones, are kept as they came (no copy: the usual body or line is one to a
+ * few large chunks); a run of small ones is copied into blocks of our own.
+ */
+
+/** Pieces kept as they came whatever their size: the usual body or line has no more. */
+const KEPT_AS_THEY_CAME = 16;
+
+/** A piece at least this large is kept as it came (its own cost is then a fifth of it at most). */
+const SMALL_PIECE_BYTES = 1024;
+
+/** The size of a block that small pieces are copied into. */
+const BLOCK_BYTES = 16 * 1024;
+
+export class ByteChunks {
+  private pieces: Buffer[] = [];
+  private block: Buffer | undefined;
+  private blockUsed = 0;
+  /** Bytes held. */
+  length = 0;
+
+  push(piece: Buffer): void {
+    const size = piece.length;
+    if (size === 0) return;
+    this.length += size;
+    const block = this.block;
+    if (block !== undefined) {
+      if (size <= block.length - this.blockUsed) {
+        piece.copy(block, this.blockUsed);
+        this.blockUsed += size;
+        return;
+      }
+      this.sealBlock();
+    }
+    if (size >= SMALL_PIECE_BYTES || this.pieces.length < KEPT_AS_THEY_CAME) {
+      this.pieces.push(piece);
+      return;
+    }
+    this.block = Buffer.allocUnsafe(BLOCK_BYTES);
+    piece.copy(this.block, 0);
+    this.blockUsed = size;
+  }
+
+  /** The bytes held, as pieces in order (for a look at the first or last bytes). */
+  parts(): readonly Buffer[] {
+    this.sealBlock();
+    return this.pieces;
+  }
+
+  /** The bytes held as one Buffer (the one piece itself when there is one), and this emptied. */
+  take(): Buffer {
+    this.sealBlock();
+    const pieces = this.pieces;
+    const joined = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, this.length);
+    this.clear();
+    return joined;
+  }
+
+  clear(): void {
+    this.pieces = [];
+    this.block = undefined;
+    this.blockUsed = 0;
+    this.length = 0;
+  }
+
+  private sealBlock(): void {
+    if (this.block === undefined) return;
+    this.pieces.push(this.block.subarray(0, this.blockUsed));
+    this.block = undefined;
+  }
+}
