@@ -214,7 +214,14 @@ function send(input: string | URL | Request, init: RequestInit, chooseAgent: Age
       reject(new TypeError('fetch failed', { cause: closedUnanswered(this) }));
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    request = sendRequest(target, options, body, onResponse, onError, onClose);
+    try {
+      request = sendRequest(target, options, body, onResponse, onError, onClose);
+    } catch (err) {
+      // A header or method node:http refuses (a configured header with a control character):
+      // its own error, which names the header, and no abort listener left behind.
+      finish();
+      reject(err);
+    }
   });
 }
 

@@ -141,6 +141,8 @@ export class NodeResponse {
   private stream: ReadableStream<Uint8Array> | undefined;
   /** Errors what reads the body now (the web stream or the direct reader): an abort. */
   private failReader: ((reason: unknown) => void) | undefined;
+  /** Ends the direct reader's read as 'stopped' (cancel() while it reads). */
+  private stopReader: ((end: NodeBodyEnd) => void) | undefined;
   /** An abort that came before anyone read the body. */
   private abortedBy: unknown;
   private aborted = false;
@@ -154,7 +156,7 @@ export class NodeResponse {
     private readonly finish: () => void,
   ) {
     this.status = res.statusCode ?? 0;
-    this.statusText = res.statusMessage ?? '';
+    this.statusText = reasonPhrase(res.statusMessage);
     this.headers = new NodeHeaders(res.rawHeaders);
   }
 
@@ -232,6 +234,12 @@ export class NodeResponse {
   }
 
   private cancelDirect(): void {
+    // A read under way ends now: destroyed after node:http has parsed the whole body but before
+    // 'end' (a paused slice), the body would emit neither 'end' nor an error.
+    if (this.stopReader !== undefined) {
+      this.stopReader('stopped');
+      return;
+    }
     this.finish();
     this.message!.destroy();
   }
@@ -254,6 +262,7 @@ export class NodeResponse {
         if (settled) return false;
         settled = true;
         this.failReader = undefined;
+        this.stopReader = undefined;
         if (timer !== undefined) clearTimeout(timer);
         this.finish();
         return true;
@@ -269,6 +278,7 @@ export class NodeResponse {
         reject(err);
       };
       this.failReader = fail;
+      this.stopReader = stop;
       // The listeners stay after the read is settled (then they do nothing): an error emitted
       // later must find one.
       // One socket read callback can hand over many chunks at once (libuv reads up to 32 times
@@ -300,12 +310,22 @@ export class NodeResponse {
         if (settle()) resolve('ended');
       });
       res.on('error', (err) => fail(terminated(err)));
+      // Closed unsettled: cut short, or destroyed with its parsed end unread.
       res.on('close', () => {
-        if (!res.complete) fail(terminated(connectionClosedEarly()));
+        if (!settled) fail(terminated(connectionClosedEarly()));
       });
       if (waitMs !== undefined) timer = setTimeout(() => stop('late'), waitMs);
     });
   }
+}
+
+/**
+ * The server's reason phrase if it is one (RFC 9112: tabs, spaces, visible ASCII and obs-text),
+ * else none: node:http passes on control characters that the WHATWG Response, which some readers
+ * build from this one (boundedResponse, text()), refuses with a TypeError.
+ */
+function reasonPhrase(text: string | undefined): string {
+  return text !== undefined && /^[\t\x20-\x7e\x80-\xff]*$/.test(text) ? text : '';
 }
 
 /** A response of nodeHttpFetch whose body is not taken yet: read it with the NodeBody (once). */

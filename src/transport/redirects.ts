@@ -119,7 +119,7 @@ async function followRedirects(
       throw new RedirectRefusedError(`answered HTTP ${res.status} with a Location that is not a URL`, current.origin);
     }
     checkHop(current, next);
-    if (hop + 1 >= MAX_REDIRECTS) throw new RedirectRefusedError(`redirected more than ${MAX_REDIRECTS} times; stopped at ${next.origin}`, next.origin);
+    if (hop >= MAX_REDIRECTS) throw new RedirectRefusedError(`redirected more than ${MAX_REDIRECTS} times; stopped at ${next.origin}`, next.origin);
     if (res.status === 303 || ((res.status === 301 || res.status === 302) && method === 'POST')) {
       if (method !== 'HEAD') method = 'GET';
       body = undefined;

@@ -105,6 +105,7 @@ describe('redirects', () => {
         seen.push(`${req.method} ${req.url} ${body}`);
         if (req.url === '/start') res.writeHead(307, { location: '/end' }).end();
         else if (req.url === '/loop') res.writeHead(302, { location: '/loop' }).end();
+        else if (req.url!.startsWith('/chain/') && req.url !== '/chain/0') res.writeHead(302, { location: `/chain/${Number(req.url!.slice(7)) - 1}` }).end();
         else res.writeHead(200).end('done');
       });
     });
@@ -115,6 +116,12 @@ describe('redirects', () => {
       assert.equal(await res.text(), 'done');
       assert.deepEqual(seen, ['POST /start {"x":1}', 'POST /end {"x":1}']);
       await assert.rejects(fetchFollowing(fetch, new URL(`${base}/loop`), { method: 'GET', headers: {} }, sameOriginHop), new RegExp(`more than ${MAX_REDIRECTS} times`));
+      // MAX_REDIRECTS hops are followed, one more is not.
+      seen.length = 0;
+      const chain = await fetchFollowing(fetch, new URL(`${base}/chain/${MAX_REDIRECTS}`), { method: 'GET', headers: {} }, sameOriginHop);
+      assert.equal(await chain.text(), 'done');
+      assert.equal(seen.length, MAX_REDIRECTS + 1);
+      await assert.rejects(fetchFollowing(fetch, new URL(`${base}/chain/${MAX_REDIRECTS + 1}`), { method: 'GET', headers: {} }, sameOriginHop), new RegExp(`more than ${MAX_REDIRECTS} times`));
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -4,10 +4,11 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
+import * as net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { LightAbort, createNodeFetch, requestAbortFor } from '../../src/transport/nodeHttp';
 import { nodeBodyOf } from '../../src/transport/nodeResponse';
-import { BodyTooLargeError, EXCERPT_WAIT_MS, drain, readBodyLimited, readTextLimited, readTextPrefix } from '../../src/transport/httpBody';
+import { BodyTooLargeError, EXCERPT_WAIT_MS, boundedResponse, drain, readBodyLimited, readTextLimited, readTextPrefix } from '../../src/transport/httpBody';
 import { SseLimitError, readEventStream } from '../../src/transport/sseStream';
 import type { EventSourceMessage } from 'eventsource-parser';
 
@@ -17,6 +18,17 @@ function closed(socket: Socket): Promise<void> {
 }
 
 const BYTE_CHUNKED_TEXT = `{"text":"${'é-x'.repeat(25_000)}"}`;
+
+/** How `promise` settled within `ms`, or 'pending'. */
+async function settledWithin(promise: Promise<unknown>, ms: number): Promise<{ value: unknown } | { error: unknown } | 'pending'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
+  try {
+    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => ({ error })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Lets the client read what was written so far as its own chunk. */
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
@@ -113,6 +125,14 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
         }
         return;
       }
+      case '/two-chunks':
+        // Two chunks in one write: both reach the client's parser at once.
+        res.writeHead(200, { 'content-type': 'application/json' });
+        socket.cork();
+        res.write('{"a":');
+        res.end('1}');
+        socket.uncork();
+        return;
       case '/byte-chunks': {
         // A chunked body whose every chunk is one byte (the server decides): 100,000 of them.
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -271,6 +291,44 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
         await assert.rejects(res.text(), TypeError);
       } finally {
         local.closeAllConnections();
+        await new Promise((resolve) => local.close(resolve));
+      }
+    });
+
+    test("cancel() while a read is paused with the body's end parsed but unread: the read ends (stopped), it does not wait forever", async () => {
+      const res = await nodeFetch(`${base}/two-chunks`);
+      // What the reader's time slice does (nodeResponse.ts readDirect): pause the message.
+      const message = (res as unknown as { message: http.IncomingMessage }).message;
+      const body = nodeBodyOf(res)!;
+      let cancelled = false;
+      const reading = body.read(() => {
+        message.pause();
+        setImmediate(() => {
+          assert.equal(message.complete, true, 'node:http has parsed the whole body');
+          cancelled = true;
+          body.cancel();
+        });
+        return true;
+      });
+      assert.deepEqual(await settledWithin(reading, 2_000), { value: 'stopped' });
+      assert.equal(cancelled, true);
+    });
+
+    test('a reason phrase with a control character is dropped (the answer stays readable); a proper one is kept', async () => {
+      const heads = ['HTTP/1.1 200 O\x01K', 'HTTP/1.1 200 Fine\x7f', 'HTTP/1.1 201 Created \xe9t\xe9'];
+      const local = net.createServer((socket) => {
+        socket.on('error', () => undefined);
+        socket.once('data', () => socket.end(Buffer.from(`${heads.shift()!}\r\nContent-Length: 2\r\n\r\nok`, 'latin1')));
+      });
+      await new Promise<void>((resolve) => local.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(local.address() as AddressInfo).port}/`;
+      try {
+        for (const expected of ['', '', 'Created \xe9t\xe9']) {
+          const res = await nodeFetch(url);
+          assert.equal(res.statusText, expected);
+          assert.equal(await (await boundedResponse(res, 100, 'the answer')).text(), 'ok');
+        }
+      } finally {
         await new Promise((resolve) => local.close(resolve));
       }
     });

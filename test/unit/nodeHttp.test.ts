@@ -1,7 +1,7 @@
 // transport/nodeHttp.ts against a real node:http server: what the transports rely on from fetch.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
+import { getEventListeners, once } from 'node:events';
 import * as http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { createNodeFetch } from '../../src/transport/nodeHttp';
@@ -313,6 +313,17 @@ describe('node:http fetch', () => {
 
   test('an already aborted signal rejects at once', async () => {
     await assert.rejects(nodeFetch(`${base}/echo`, { signal: AbortSignal.abort() }), (err: Error) => err.name === 'AbortError');
+  });
+
+  test("a header or method node:http refuses: its own error (naming the header), and the signal's abort listener removed", async () => {
+    const controller = new AbortController();
+    await assert.rejects(nodeFetch(`${base}/echo`, { headers: { 'x-api-key': 'a\u0100b' }, signal: controller.signal }), (err: Error & { code?: string }) => {
+      assert.equal(err.code, 'ERR_INVALID_CHAR');
+      assert.match(err.message, /x-api-key/);
+      return true;
+    });
+    await assert.rejects(nodeFetch(`${base}/echo`, { method: 'GE T', signal: controller.signal }), (err: Error & { code?: string }) => err.code === 'ERR_INVALID_HTTP_TOKEN');
+    assert.equal(getEventListeners(controller.signal, 'abort').length, 0);
   });
 
   test('a refused connection: TypeError with the errno code in its cause, as fetch', async () => {
