@@ -76,7 +76,7 @@ async function readPrefix(res: Response, limit: number, waitMs?: number): Promis
   // The server decides how small the chunks are: ByteChunks keeps what they cost near their bytes.
   const chunks = new ByteChunks();
   const extent = await readNodePrefix(node, limit, waitMs, (chunk) => chunks.push(chunk));
-  return { bytes: chunks.take(), ...extent };
+  return { bytes: chunks.join(), ...extent };
 }
 
 interface TextPrefix {
@@ -173,17 +173,17 @@ async function readStreamPrefix(res: Response, limit: number, waitMs?: number): 
       const read = late === undefined ? await reader.read() : await Promise.race([reader.read(), late]);
       if (read === undefined) {
         reader.cancel().then(undefined, () => undefined);
-        return { bytes: chunks.take(), seen, complete: false };
+        return { bytes: chunks.join(), seen, complete: false };
       }
       const { done, value } = read;
-      if (done) return { bytes: chunks.take(), seen, complete: true };
+      if (done) return { bytes: chunks.join(), seen, complete: true };
       const room = limit - seen;
       seen += value.byteLength;
       const piece = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
       if (value.byteLength > room) {
         if (room > 0) chunks.push(piece.subarray(0, room));
         reader.cancel().then(undefined, () => undefined);
-        return { bytes: chunks.take(), seen, complete: false };
+        return { bytes: chunks.join(), seen, complete: false };
       }
       chunks.push(piece);
     }
@@ -262,7 +262,7 @@ export function readTextLimited(res: Response, limit: number, what: string): Pro
     })
     .then((end) => {
       if (end !== 'ended') throw new BodyTooLargeError(what, seen, limit, false);
-      const text = chunks.take().toString('utf8');
+      const text = chunks.join().toString('utf8');
       return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
     });
 }

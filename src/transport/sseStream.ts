@@ -5,6 +5,7 @@ import { createParser, type EventSourceMessage, type EventSourceParser, type Par
 import type { TransportWarning } from './transport';
 import { EventLoopSlicer, excerptText, Utf8Decoder } from './httpBody';
 import { nodeBodyOf, type NodeBody, type NodeBodyEnd } from './nodeResponse';
+import { ByteChunks } from '../util/byteChunks';
 
 /** Where the events of a stream go. Called as plain functions, not as methods (no `this`). */
 export interface SseSink {
@@ -41,6 +42,9 @@ class EventStreamReader {
   private readonly parser: EventSourceParser;
   private readonly decoder = new Utf8Decoder();
   private readonly lines = new CrLineEnds();
+  /** Small chunks without a line end, held as bytes until one comes (see feed). */
+  private readonly held = new ByteChunks();
+  private readonly eventSize: EventSize;
   private limitError: SseLimitError | undefined;
   /** done() held after a chunk: what comes after it is not read. */
   private owedNothing = false;
@@ -54,6 +58,7 @@ class EventStreamReader {
     private readonly done: (() => boolean) | undefined,
   ) {
     this.parser = createParser({ onEvent: sink.onEvent, onRetry: sink.onRetry, onError: this.parseError, maxBufferSize: maxChars });
+    this.eventSize = new EventSize(maxChars);
   }
 
   readNode(node: NodeBody): Promise<void> {
@@ -70,12 +75,11 @@ class EventStreamReader {
       return this.done?.() !== true;
     });
     if (!stopped) this.feedRest();
+    if (this.limitError) throw this.limitError;
   }
 
   private readonly parseError = (error: ParseError): void => {
-    if (error.type === 'max-buffer-size-exceeded') {
-      this.limitError = new SseLimitError(`an SSE event is larger than the limit of ${this.maxChars} bytes`);
-    }
+    if (error.type === 'max-buffer-size-exceeded') this.limitError = this.tooLarge();
     // Unknown fields and invalid retry values are ignored, as the SSE standard says.
   };
 
@@ -102,7 +106,9 @@ class EventStreamReader {
   private readonly nodeEnded = (_end: NodeBodyEnd): void => {
     this.stopCloser();
     if (this.limitError) throw this.limitError;
-    if (!this.owedNothing) this.feedRest();
+    if (this.owedNothing) return;
+    this.feedRest();
+    if (this.limitError) throw this.limitError;
   };
 
   private readonly nodeFailed = (err: unknown): void => {
@@ -115,16 +121,102 @@ class EventStreamReader {
     if (this.closer !== undefined) clearTimeout(this.closer);
   }
 
-  // A character split across chunks is decoded whole, and a leading byte order mark dropped as
-  // the parser expects (Utf8Decoder: several times faster than TextDecoder's stream mode on large events).
+  private tooLarge(): SseLimitError {
+    return new SseLimitError(`an SSE event is larger than the limit of ${this.maxChars} bytes (its lines counted at ${SSE_LINE_COST} bytes each)`);
+  }
+
+  /**
+   * A character split across chunks is decoded whole, and a leading byte order mark dropped as
+   * the parser expects (Utf8Decoder: several times faster than TextDecoder's stream mode on large
+   * events). What the parser holds of an unfinished line is a string per piece it was fed (about
+   * 30 bytes of heap each), and the server decides how small the pieces are: a small chunk with no
+   * line end is held as bytes (ByteChunks) until a line end comes or enough has gathered. No event
+   * ends without a line end, so holding them delays none.
+   */
   private feed(chunk: Uint8Array): void {
-    const text = this.lines.complete(this.decoder.write(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength)));
-    if (text !== '') this.parser.feed(text);
+    const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (bytes.length < FEED_AT_ONCE_BYTES && bytes.indexOf(10) === -1 && bytes.indexOf(13) === -1) {
+      this.held.push(bytes);
+      if (this.held.length < FEED_AT_ONCE_BYTES) return;
+      this.feedText(this.decoder.write(this.held.take()));
+      return;
+    }
+    this.feedText(this.decoder.write(this.held.length === 0 ? bytes : this.joinHeld(bytes)));
+  }
+
+  private joinHeld(bytes: Buffer): Buffer {
+    this.held.push(bytes);
+    return this.held.take();
   }
 
   private feedRest(): void {
-    const rest = this.lines.complete(this.decoder.end());
-    if (rest !== '') this.parser.feed(rest);
+    const held = this.held.length === 0 ? '' : this.decoder.write(this.held.take());
+    this.feedText(held + this.decoder.end());
+  }
+
+  private feedText(decoded: string): void {
+    const text = this.lines.complete(decoded);
+    if (text === '') return;
+    if (!this.eventSize.fits(text)) {
+      this.limitError ??= this.tooLarge();
+      return;
+    }
+    this.parser.feed(text);
+  }
+}
+
+/** Chunks at least this large go to the parser as they come; smaller ones wait for a line end (see feed). */
+const FEED_AT_ONCE_BYTES = 16 * 1024;
+
+/**
+ * What a line of an event costs the parser beyond its characters, counted against the limit: it
+ * joins each `data:` line to the event's data (a string of about 30 bytes per line, and the line's
+ * own), so an event of one-character lines costs some 65 bytes of heap per character.
+ */
+export const SSE_LINE_COST = 64;
+
+/**
+ * The size of the event being read, as the limit counts it: its characters and SSE_LINE_COST per
+ * line, from the last blank line (the end of the event before). The parser's own limit counts
+ * characters only; a server sending an endless event of short lines stays under it while the heap
+ * grows some 30 times faster. Line ends are found with indexOf (CR, LF or CRLF, as SSE has them).
+ */
+class EventSize {
+  private chars = 0;
+  private lines = 0;
+  /** The text fed last ended inside a line (not just after a line end). */
+  private midLine = false;
+
+  constructor(private readonly maxChars: number) {}
+
+  /** Counts `text` (never ending in a lone CR: CrLineEnds completes it); false once an event in it, or the one it leaves open, is over the limit. */
+  fits(text: string): boolean {
+    /** Where the open event's text begins in `text` (0: before it), and its characters before that. */
+    let eventStart = 0;
+    let carried = this.chars;
+    let lineStart = 0;
+    let lf = text.indexOf('\n');
+    let cr = text.indexOf('\r');
+    while (lf !== -1 || cr !== -1) {
+      const atCr = cr !== -1 && (lf === -1 || cr < lf);
+      const end = atCr ? cr : lf;
+      const next = atCr && text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
+      if (end === lineStart && !(lineStart === 0 && this.midLine)) {
+        // A blank line: the event ends here.
+        if (carried + (end - eventStart) + this.lines * SSE_LINE_COST > this.maxChars) return false;
+        eventStart = next;
+        carried = 0;
+        this.lines = 0;
+      } else {
+        this.lines++;
+      }
+      lineStart = next;
+      if (cr !== -1 && cr < next) cr = text.indexOf('\r', next);
+      if (lf !== -1 && lf < next) lf = text.indexOf('\n', next);
+    }
+    this.midLine = lineStart < text.length;
+    this.chars = carried + (text.length - eventStart);
+    return this.chars + this.lines * SSE_LINE_COST <= this.maxChars;
   }
 }
 

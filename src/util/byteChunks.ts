@@ -27,8 +27,18 @@ export class ByteChunks {
 
   push(piece: Buffer): void {
     const size = piece.length;
-    if (size === 0) return;
     this.length += size;
+    // The usual piece: kept as it came (the rest is in a method of its own, so that this one,
+    // called per chunk of every body and line, stays small for V8 to inline).
+    if (this.block === undefined && (size >= SMALL_PIECE_BYTES || this.pieces.length < KEPT_AS_THEY_CAME)) {
+      if (size > 0) this.pieces.push(piece);
+      return;
+    }
+    this.pushSmall(piece, size);
+  }
+
+  private pushSmall(piece: Buffer, size: number): void {
+    if (size === 0) return;
     const block = this.block;
     if (block !== undefined) {
       if (size <= block.length - this.blockUsed) {
@@ -38,7 +48,7 @@ export class ByteChunks {
       }
       this.sealBlock();
     }
-    if (size >= SMALL_PIECE_BYTES || this.pieces.length < KEPT_AS_THEY_CAME) {
+    if (size >= SMALL_PIECE_BYTES) {
       this.pieces.push(piece);
       return;
     }
@@ -53,11 +63,21 @@ export class ByteChunks {
     return this.pieces;
   }
 
-  /** The bytes held as one Buffer (the one piece itself when there is one), and this emptied. */
-  take(): Buffer {
+  /**
+   * The bytes held as one Buffer (the one piece itself when there is one). They stay held until
+   * clear(): a body's reader lets them go with the reader, as before this class (dropping 8 MB of
+   * socket chunks at once the moment they were joined made the next answers' reads slower: 10
+   * answers of 8 MB over HTTP, 256 → 305 ms in alternating runs).
+   */
+  join(): Buffer {
     this.sealBlock();
     const pieces = this.pieces;
-    const joined = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, this.length);
+    return pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, this.length);
+  }
+
+  /** join(), then clear(). */
+  take(): Buffer {
+    const joined = this.join();
     this.clear();
     return joined;
   }

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { readEventStream } from '../../src/transport/sseStream';
+import { SSE_LINE_COST, SseLimitError, readEventStream } from '../../src/transport/sseStream';
 
 /**
  * readEventStream against eventsource-parser fed the whole body at once (decoded by TextDecoder):
@@ -89,5 +89,79 @@ describe('readEventStream: the events eventsource-parser finds in the whole body
     const want = expected(bytes);
     assert.equal(want.events.length, 3);
     for (let cut = 0; cut <= bytes.length; cut++) assert.deepEqual(await actual(bytes, [cut]), want, `cut at ${cut}`);
+  });
+});
+
+/** readEventStream over the given chunks (strings are UTF-8 encoded), with `maxChars`; the events, or the failure. */
+async function readChunks(chunks: Iterable<string | Uint8Array>, maxChars: number): Promise<{ events: EventSourceMessage[]; error?: Error }> {
+  const events: EventSourceMessage[] = [];
+  const iterator = chunks[Symbol.iterator]();
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(typeof next.value === 'string' ? new TextEncoder().encode(next.value) : next.value);
+    },
+  });
+  try {
+    await readEventStream(new Response(body), { onEvent: (e) => events.push(e), onRetry: () => undefined }, maxChars);
+    return { events };
+  } catch (err) {
+    return { events, error: err as Error };
+  }
+}
+
+function* repeat<T>(item: T, times: number): Generator<T> {
+  for (let i = 0; i < times; i++) yield item;
+}
+
+describe('readEventStream: what an event costs is bounded, not only its characters', () => {
+  test(`an endless event of one-character data lines is refused once its lines (at ${SSE_LINE_COST} each) pass the limit, long before its characters do`, async () => {
+    const maxChars = 100_000;
+    const got = await readChunks(repeat('data:x\n', 1_000_000), maxChars);
+    assert.ok(got.error instanceof SseLimitError, String(got.error));
+    assert.match(got.error.message, /larger than the limit of 100000 bytes \(its lines counted at 64 bytes each\)/);
+    assert.deepEqual(got.events, []);
+  });
+
+  test('the count starts again at each blank line: a long stream of events (and of comment heartbeats) under the limit is read whole', async () => {
+    const events = (function* () {
+      for (let i = 0; i < 20_000; i++) yield i % 3 === 0 ? ': ping\n\n' : `id: ${i}\ndata: {"n":${i}}\n\n`;
+    })();
+    const got = await readChunks(events, 200);
+    assert.equal(got.error, undefined);
+    assert.equal(got.events.length, 20_000 - Math.ceil(20_000 / 3));
+    assert.equal(got.events.at(-1)!.data, '{"n":19999}');
+  });
+
+  test('with CR and with CRLF line ends alike: blank lines end events, and a many-line event is refused', async () => {
+    for (const end of ['\r', '\r\n']) {
+      const fine = await readChunks(repeat(`data: a${end}data: b${end}${end}`, 5_000), 300);
+      assert.equal(fine.error, undefined, `${JSON.stringify(end)}: ${String(fine.error)}`);
+      assert.equal(fine.events.length, 5_000);
+      assert.equal(fine.events[0]!.data, 'a\nb');
+      const endless = await readChunks(repeat(`data: a${end}`, 5_000), 300);
+      assert.ok(endless.error instanceof SseLimitError, `${JSON.stringify(end)}: ${String(endless.error)}`);
+    }
+  });
+
+  test('an event whose lines are cut anywhere, down to a byte a chunk, is counted the same', async () => {
+    const text = `data: ${'é'.repeat(40)}\r\ndata: two\n\n`.repeat(50);
+    const bytes = new TextEncoder().encode(text);
+    const oneByOne = await readChunks((function* () { for (let i = 0; i < bytes.length; i++) yield bytes.subarray(i, i + 1); })(), 300);
+    assert.equal(oneByOne.error, undefined);
+    assert.equal(oneByOne.events.length, 50);
+    assert.equal(oneByOne.events[49]!.data, `${'é'.repeat(40)}\ntwo`);
+    // Under a limit of 5 lines and 20 characters: an event of 4 lines (4 x 64 + 32) is read, one
+    // of 6 (6 x 64 + 48) refused, however they are cut.
+    const cut = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
+    const within = `${'data: x\n'.repeat(4)}\n`;
+    const tooMany = `${'data: x\n'.repeat(6)}\n`;
+    for (const size of [1, 3, 7, 1000]) {
+      const read = await readChunks(cut(within, size), 5 * SSE_LINE_COST + 20);
+      assert.deepEqual([read.error, read.events.length], [undefined, 1], `within, cut every ${size}`);
+      const refused = await readChunks(cut(tooMany, size), 5 * SSE_LINE_COST + 20);
+      assert.ok(refused.error instanceof SseLimitError, `too many lines, cut every ${size}: ${String(refused.error)}`);
+    }
   });
 });
