@@ -164,3 +164,14 @@ export async function startEverythingHttp(mode: 'streamableHttp' | 'sse'): Promi
     { PORT: String(port) },
   );
 }
+
+/** How `promise` settled within `ms`, or 'pending' (a hang fails the test instead of stalling the runner). */
+export async function settledWithin(promise: Promise<unknown>, ms = 5_000): Promise<{ value: unknown } | { error: unknown } | 'pending'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
+  try {
+    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => ({ error })), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

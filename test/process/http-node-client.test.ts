@@ -9,6 +9,7 @@ import * as net from 'node:net';
 import { HttpProxyAgent } from 'http-proxy-agent';
 import { KEEP_ALIVE_AGENT_OPTIONS, LightAbort, createNodeFetch, directAgent, nodeHttpFetch, useHttpAgents, type FetchFunction } from '../../src/transport/nodeHttp';
 import { ownKeepAliveAgents } from '../../src/transport/keepAliveAgents';
+import { settledWithin } from '../helpers/http';
 
 async function listen(server: net.Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -20,16 +21,6 @@ async function close(server: http.Server): Promise<void> {
   await new Promise((resolve) => server.close(resolve));
 }
 
-/** How `promise` settled within `ms`, or 'pending' (a hang fails the test instead of stalling the runner). */
-async function settled(promise: Promise<unknown>, ms = 5_000): Promise<{ value: unknown } | { error: unknown } | 'pending'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
-  try {
-    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => ({ error })), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** A server on node:net that writes `answer` once the request has arrived (and calls `then` with its socket). */
 async function rawServer(answer: string, then?: (socket: net.Socket) => void) {
@@ -63,7 +54,7 @@ async function until(condition: () => boolean, what: string, ms = 5_000): Promis
   }
 }
 
-function causeOf(result: Awaited<ReturnType<typeof settled>>): Error & { code?: string } {
+function causeOf(result: Awaited<ReturnType<typeof settledWithin>>): Error & { code?: string } {
   assert.notEqual(result, 'pending', 'the request neither answered nor failed');
   assert.ok(typeof result === 'object' && 'error' in result, `expected a failure, got ${JSON.stringify(result)}`);
   const err = result.error as Error;
@@ -77,7 +68,7 @@ describe('node:http fetch: a 101 it did not ask for, informational answers', { t
     const { base, closed, stop } = await rawServer('HTTP/1.1 101 Switching Protocols\r\nupgrade: websocket\r\nconnection: upgrade\r\n\r\n');
     try {
       for (const method of ['POST', 'GET']) {
-        const result = await settled(createNodeFetch()(`${base}/mcp`, { method, body: method === 'POST' ? '{}' : undefined }));
+        const result = await settledWithin(createNodeFetch()(`${base}/mcp`, { method, body: method === 'POST' ? '{}' : undefined }));
         assert.match(causeOf(result).message, /switched protocols \(HTTP 101\).*no upgrade/);
       }
       await closed;
@@ -89,7 +80,7 @@ describe('node:http fetch: a 101 it did not ask for, informational answers', { t
   test('101 without the upgrade headers: refused as a status fetch refuses', async () => {
     const { base, stop } = await rawServer('HTTP/1.1 101 Switching Protocols\r\n\r\n');
     try {
-      const cause = causeOf(await settled(createNodeFetch()(`${base}/mcp`, { method: 'POST', body: '{}' })));
+      const cause = causeOf(await settledWithin(createNodeFetch()(`${base}/mcp`, { method: 'POST', body: '{}' })));
       assert.ok(cause instanceof RangeError);
       assert.match(cause.message, /status 101/);
     } finally {
@@ -101,7 +92,7 @@ describe('node:http fetch: a 101 it did not ask for, informational answers', { t
     for (const status of [102, 150]) {
       const { base, stop } = await rawServer(`HTTP/1.1 ${status} Informational\r\n\r\nHTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 2\r\n\r\nok`);
       try {
-        const result = await settled(createNodeFetch()(`${base}/mcp`, { method: 'POST', body: '{}' }).then(async (res) => [res.status, await res.text()]));
+        const result = await settledWithin(createNodeFetch()(`${base}/mcp`, { method: 'POST', body: '{}' }).then(async (res) => [res.status, await res.text()]));
         assert.deepEqual(result, { value: [200, 'ok'] }, `after ${status}`);
       } finally {
         await stop();
@@ -112,7 +103,7 @@ describe('node:http fetch: a 101 it did not ask for, informational answers', { t
   test('an informational answer and then the connection closes: fails (the connection closed), no hang', async () => {
     const { base, stop } = await rawServer('HTTP/1.1 102 Processing\r\n\r\n', (socket) => setImmediate(() => socket.end()));
     try {
-      assert.equal(causeOf(await settled(createNodeFetch()(`${base}/mcp`, { method: 'POST', body: '{}' }))).code, 'ECONNRESET');
+      assert.equal(causeOf(await settledWithin(createNodeFetch()(`${base}/mcp`, { method: 'POST', body: '{}' }))).code, 'ECONNRESET');
     } finally {
       await stop();
     }
@@ -240,7 +231,7 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
     })();
     try {
       const { second } = await sendOnClosedSocket(createNodeFetch(() => agent), `${base}/mcp`, agent, () => connections.at(-1)!, { signal: abort.signal });
-      const outcome = settled(second);
+      const outcome = settledWithin(second);
       await until(() => bodies.length === 2, 'the request sent again');
       const retried = connections.at(-1)!;
       assert.equal(connections.length, 2, 'the request went again on a new connection');
@@ -266,7 +257,7 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
       // client reads the close (at the event loop's next poll).
       await new Promise((resolve) => process.nextTick(resolve));
       controller.abort();
-      const result = await settled(second);
+      const result = await settledWithin(second);
       assert.ok(typeof result === 'object' && 'error' in result && (result.error as Error).name === 'AbortError');
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.deepEqual(bodies, ['first']);
@@ -289,7 +280,7 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
     const base = await listen(server);
     const agent = new http.Agent({ keepAlive: true });
     try {
-      assert.equal(causeOf(await settled(createNodeFetch(() => agent)(`${base}/mcp`, { method: 'POST', body: '{}' }))).code, 'ECONNRESET');
+      assert.equal(causeOf(await settledWithin(createNodeFetch(() => agent)(`${base}/mcp`, { method: 'POST', body: '{}' }))).code, 'ECONNRESET');
       assert.deepEqual(bodies, ['request']);
     } finally {
       agent.destroy();
@@ -306,7 +297,7 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
     const agent = new http.Agent({ keepAlive: true });
     try {
       const { second } = await sendOnClosedSocket(createNodeFetch(() => agent), `${base}/mcp`, agent, () => connections.at(-1)!);
-      const cause = causeOf(await settled(second));
+      const cause = causeOf(await settledWithin(second));
       assert.equal(cause.code, 'ECONNRESET');
       assert.deepEqual(bodies, ['first']);
       assert.equal(connections.length, 2);
@@ -316,7 +307,12 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
     }
   });
 
-  test('an answer had begun on the kept-alive connection: its body fails, the request is not sent again', async () => {
+  /**
+   * A node:http server (no Keep-Alive hint) that answers the body `first` with `ok first`, and hands
+   * any other request to `second`; `bodies` lists every body it read. `sendSecond()` sends `first`,
+   * waits until its kept-alive socket is free, then sends `second` on it.
+   */
+  async function firstThenSecond(second: (req: http.IncomingMessage, res: http.ServerResponse) => void) {
     const bodies: string[] = [];
     const server = http.createServer((req, res) => {
       let body = '';
@@ -324,30 +320,43 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
       req.on('data', (chunk: string) => (body += chunk));
       req.on('end', () => {
         bodies.push(body);
-        if (body === 'first') {
-          res.end('ok first');
-          return;
-        }
-        // Promises 100 bytes, sends 3, then drops the connection.
-        res.writeHead(200, { 'content-length': '100' });
-        res.write('hel');
-        setImmediate(() => req.socket.destroy());
+        if (body === 'first') res.end('ok first');
+        else second(req, res);
       });
     });
+    server.keepAliveTimeout = 0;
     const base = await listen(server);
     const agent = new http.Agent({ keepAlive: true });
     const fetchFn = createNodeFetch(() => agent);
+    return {
+      bodies,
+      async sendSecond(): Promise<Response> {
+        assert.equal(await (await fetchFn(`${base}/mcp`, { method: 'POST', body: 'first' })).text(), 'ok first');
+        await theFreeSocket(agent);
+        return fetchFn(`${base}/mcp`, { method: 'POST', body: 'second' });
+      },
+      async dispose() {
+        agent.destroy();
+        await close(server);
+      },
+    };
+  }
+
+  test('an answer had begun on the kept-alive connection: its body fails, the request is not sent again', async () => {
+    const served = await firstThenSecond((req, res) => {
+      // Promises 100 bytes, sends 3, then drops the connection.
+      res.writeHead(200, { 'content-length': '100' });
+      res.write('hel');
+      setImmediate(() => req.socket.destroy());
+    });
     try {
-      assert.equal(await (await fetchFn(`${base}/mcp`, { method: 'POST', body: 'first' })).text(), 'ok first');
-      await theFreeSocket(agent);
-      const res = await fetchFn(`${base}/mcp`, { method: 'POST', body: 'second' });
+      const res = await served.sendSecond();
       assert.equal(res.status, 200);
-      const result = await settled(res.text());
+      const result = await settledWithin(res.text());
       assert.ok(typeof result === 'object' && 'error' in result && (result.error as Error).message === 'terminated');
-      assert.deepEqual(bodies, ['first', 'second']);
+      assert.deepEqual(served.bodies, ['first', 'second']);
     } finally {
-      agent.destroy();
-      await close(server);
+      await served.dispose();
     }
   });
 
@@ -356,37 +365,18 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
     ['103 Early Hints', (res: http.ServerResponse) => res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' })],
   ] as const) {
     test(`a ${name} head, then the kept-alive connection closes: the server has the request, which is not sent again`, async () => {
-      const bodies: string[] = [];
-      const server = http.createServer((req, res) => {
-        let body = '';
-        req.setEncoding('utf8');
-        req.on('data', (chunk: string) => (body += chunk));
-        req.on('end', () => {
-          bodies.push(body);
-          if (body === 'first') {
-            res.end('ok first');
-            return;
-          }
-          // Says it has the request (a tool may be running), then drops the connection.
-          inform(res);
-          setImmediate(() => req.socket.destroy());
-        });
+      const served = await firstThenSecond((req, res) => {
+        // Says it has the request (a tool may be running), then drops the connection.
+        inform(res);
+        setImmediate(() => req.socket.destroy());
       });
-      server.keepAliveTimeout = 0;
-      const base = await listen(server);
-      const agent = new http.Agent({ keepAlive: true });
-      const fetchFn = createNodeFetch(() => agent);
       try {
-        assert.equal(await (await fetchFn(`${base}/mcp`, { method: 'POST', body: 'first' })).text(), 'ok first');
-        await theFreeSocket(agent);
-        const request = fetchFn(`${base}/mcp`, { method: 'POST', body: 'second' });
-        const cause = causeOf(await settled(request));
+        const cause = causeOf(await settledWithin(served.sendSecond()));
         assert.equal(cause.code, 'ECONNRESET');
         await new Promise((resolve) => setTimeout(resolve, 100));
-        assert.deepEqual(bodies, ['first', 'second'], 'sent once');
+        assert.deepEqual(served.bodies, ['first', 'second'], 'sent once');
       } finally {
-        agent.destroy();
-        await close(server);
+        await served.dispose();
       }
     });
   }
@@ -448,7 +438,7 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
         pooled.server.closeIdleConnections();
         const request = pooled.fetchFn(`${pooled.base}/mcp`, { method: 'POST', body: 'second' });
         assert.equal(freeSockets(agent).length, 2, 'the request took one of the kept-alive sockets, which the client still holds open');
-        assert.deepEqual(await settled(request.then((res) => res.text())), { value: 'ok second' });
+        assert.deepEqual(await settledWithin(request.then((res) => res.text())), { value: 'ok second' });
         assert.deepEqual(pooled.seen, ['second']);
         assert.equal(pooled.connections(), 4, 'the three warm connections and one new');
       } finally {
@@ -463,7 +453,7 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
     const pooled = await pooledServer(agent, (req) => req.socket.destroy());
     try {
       await pooled.warm(4);
-      const cause = causeOf(await settled(pooled.fetchFn(`${pooled.base}/mcp`, { method: 'POST', body: 'second' })));
+      const cause = causeOf(await settledWithin(pooled.fetchFn(`${pooled.base}/mcp`, { method: 'POST', body: 'second' })));
       assert.equal(cause.code, 'ECONNRESET');
       await new Promise((resolve) => setTimeout(resolve, 100));
       // Not once per live socket in the pool: the second time went on a new connection, whose failure is final.
@@ -495,7 +485,7 @@ describe('node:http fetch: a kept-alive connection the server closed as the requ
     const RUNS = 80;
     try {
       for (let i = 0; i < RUNS; i++) {
-        const result = await settled(fetchFn(`${base}/mcp`, { method: 'POST', body: '{}' }).then((res) => res.text()));
+        const result = await settledWithin(fetchFn(`${base}/mcp`, { method: 'POST', body: '{}' }).then((res) => res.text()));
         assert.deepEqual(result, { value: 'ok' }, `request ${i}`);
         // Around the server's idle time, a few ms either side.
         await new Promise((resolve) => setTimeout(resolve, IDLE_MS - 3 + (i % 7)));

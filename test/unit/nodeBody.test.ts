@@ -11,6 +11,7 @@ import { nodeBodyOf } from '../../src/transport/nodeResponse';
 import { BodyTooLargeError, EXCERPT_WAIT_MS, boundedResponse, drain, readBodyLimited, readTextLimited, readTextPrefix } from '../../src/transport/httpBody';
 import { SseLimitError, readEventStream } from '../../src/transport/sseStream';
 import type { EventSourceMessage } from 'eventsource-parser';
+import { settledWithin } from '../helpers/http';
 
 /** Resolves when the socket closes (never rejects: a reset is expected here). */
 function closed(socket: Socket): Promise<void> {
@@ -18,17 +19,6 @@ function closed(socket: Socket): Promise<void> {
 }
 
 const BYTE_CHUNKED_TEXT = `{"text":"${'é-x'.repeat(25_000)}"}`;
-
-/** How `promise` settled within `ms`, or 'pending'. */
-async function settledWithin(promise: Promise<unknown>, ms: number): Promise<{ value: unknown } | { error: unknown } | 'pending'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'pending'>((resolve) => (timer = setTimeout(() => resolve('pending'), ms)));
-  try {
-    return await Promise.race([promise.then((value) => ({ value }), (error: unknown) => ({ error })), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Lets the client read what was written so far as its own chunk. */
 const pause = () => new Promise((resolve) => setTimeout(resolve, 20));
