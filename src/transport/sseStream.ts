@@ -122,7 +122,9 @@ class EventStreamReader {
   }
 
   private tooLarge(): SseLimitError {
-    return new SseLimitError(`an SSE event is larger than the limit of ${this.maxChars} bytes (its lines counted at ${SSE_LINE_COST} bytes each)`);
+    return new SseLimitError(
+      `an SSE event is larger than the limit of ${this.maxChars} bytes, or has too many data lines for it (each counts ${SSE_LINE_COST} bytes, up to ${SSE_HEAP_FACTOR} times the limit)`,
+    );
   }
 
   /**
@@ -157,7 +159,10 @@ class EventStreamReader {
   private feedText(decoded: string): void {
     const text = this.lines.complete(decoded);
     if (text === '') return;
-    if (!this.eventSize.fits(text)) {
+    const refusedAt = this.eventSize.refusedAt(text);
+    if (refusedAt !== -1) {
+      // The events complete before the refused one still go out (an answer among them).
+      if (refusedAt > 0) this.parser.feed(text.slice(0, refusedAt));
       this.limitError ??= this.tooLarge();
       return;
     }
@@ -169,28 +174,44 @@ class EventStreamReader {
 const FEED_AT_ONCE_BYTES = 16 * 1024;
 
 /**
- * What a line of an event costs the parser beyond its characters, counted against the limit: it
- * joins each `data:` line to the event's data (a string of about 30 bytes per line, and the line's
- * own), so an event of one-character lines costs some 65 bytes of heap per character.
+ * What a `data:` line of an event costs the parser beyond its characters: it joins each to the
+ * event's data (a string of about 30 bytes a line, and the line's own), so an event of
+ * one-character lines costs some 65 bytes of heap per character. Other lines (comments, `id:`,
+ * `event:`) are not kept.
  */
 export const SSE_LINE_COST = 64;
 
 /**
+ * An event's characters and SSE_LINE_COST per data line may come to this many times the limit:
+ * a pretty-printed JSON message (one data line per line of it, 16 characters or more each) meets
+ * the limit on its characters first, and an endless event of one-character data lines is refused
+ * at about 6 times the limit's worth of heap rather than 65.
+ */
+export const SSE_HEAP_FACTOR = 6;
+
+/**
  * The size of the event being read, as the limit counts it: its characters and SSE_LINE_COST per
- * line, from the last blank line (the end of the event before). The parser's own limit counts
- * characters only; a server sending an endless event of short lines stays under it while the heap
+ * data line, from the last blank line (the end of the event before). The parser's own limit
+ * counts characters only; an endless event of short data lines stays under it while the heap
  * grows some 30 times faster. Line ends are found with indexOf (CR, LF or CRLF, as SSE has them).
  */
 class EventSize {
   private chars = 0;
-  private lines = 0;
-  /** The text fed last ended inside a line (not just after a line end). */
+  private dataLines = 0;
+  /** The text fed last ended inside a line (not just after a line end), and whether that line is a data line. */
   private midLine = false;
+  private midLineIsData = false;
+  private readonly budget: number;
 
-  constructor(private readonly maxChars: number) {}
+  constructor(maxChars: number) {
+    this.budget = SSE_HEAP_FACTOR * maxChars;
+  }
 
-  /** Counts `text` (never ending in a lone CR: CrLineEnds completes it); false once an event in it, or the one it leaves open, is over the limit. */
-  fits(text: string): boolean {
+  /**
+   * Counts `text` (never ending in a lone CR: CrLineEnds completes it). -1 while every event fits;
+   * else where the first one that does not begins in `text` (0: in an earlier text).
+   */
+  refusedAt(text: string): number {
     /** Where the open event's text begins in `text` (0: before it), and its characters before that. */
     let eventStart = 0;
     let carried = this.chars;
@@ -201,23 +222,34 @@ class EventSize {
       const atCr = cr !== -1 && (lf === -1 || cr < lf);
       const end = atCr ? cr : lf;
       const next = atCr && text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
-      if (end === lineStart && !(lineStart === 0 && this.midLine)) {
+      const continued = lineStart === 0 && this.midLine;
+      if (end === lineStart && !continued) {
         // A blank line: the event ends here.
-        if (carried + (end - eventStart) + this.lines * SSE_LINE_COST > this.maxChars) return false;
+        if (carried + (end - eventStart) + this.dataLines * SSE_LINE_COST > this.budget) return eventStart;
         eventStart = next;
         carried = 0;
-        this.lines = 0;
-      } else {
-        this.lines++;
+        this.dataLines = 0;
+      } else if (continued ? this.midLineIsData : isDataLine(text, lineStart)) {
+        this.dataLines++;
       }
       lineStart = next;
       if (cr !== -1 && cr < next) cr = text.indexOf('\r', next);
       if (lf !== -1 && lf < next) lf = text.indexOf('\n', next);
     }
-    this.midLine = lineStart < text.length;
+    if (lineStart < text.length) {
+      this.midLineIsData = lineStart === 0 && this.midLine ? this.midLineIsData : isDataLine(text, lineStart);
+      this.midLine = true;
+    } else {
+      this.midLine = false;
+    }
     this.chars = carried + (text.length - eventStart);
-    return this.chars + this.lines * SSE_LINE_COST <= this.maxChars;
+    return this.chars + this.dataLines * SSE_LINE_COST > this.budget ? eventStart : -1;
   }
+}
+
+/** A line that starts with `d` (a `data` field; an unknown field that does is counted too, harmlessly). */
+function isDataLine(text: string, lineStart: number): boolean {
+  return text.charCodeAt(lineStart) === 100;
 }
 
 /**

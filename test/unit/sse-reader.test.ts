@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { SSE_LINE_COST, SseLimitError, readEventStream } from '../../src/transport/sseStream';
+import { SSE_HEAP_FACTOR, SSE_LINE_COST, SseLimitError, readEventStream } from '../../src/transport/sseStream';
 
 /**
  * readEventStream against eventsource-parser fed the whole body at once (decoded by TextDecoder):
@@ -116,12 +116,35 @@ function* repeat<T>(item: T, times: number): Generator<T> {
 }
 
 describe('readEventStream: what an event costs is bounded, not only its characters', () => {
-  test(`an endless event of one-character data lines is refused once its lines (at ${SSE_LINE_COST} each) pass the limit, long before its characters do`, async () => {
+  test(`an endless event of one-character data lines is refused once its lines (at ${SSE_LINE_COST} each) pass ${SSE_HEAP_FACTOR} times the limit, long before its characters pass the limit`, async () => {
     const maxChars = 100_000;
     const got = await readChunks(repeat('data:x\n', 1_000_000), maxChars);
     assert.ok(got.error instanceof SseLimitError, String(got.error));
-    assert.match(got.error.message, /larger than the limit of 100000 bytes \(its lines counted at 64 bytes each\)/);
+    assert.match(got.error.message, /larger than the limit of 100000 bytes, or has too many data lines for it \(each counts 64 bytes, up to 6 times the limit\)/);
     assert.deepEqual(got.events, []);
+  });
+
+  test('a pretty-printed JSON message over many data lines (16 characters each on average), near the limit, is read', async () => {
+    const maxChars = 64 * 1024 + 4096;
+    const message = { jsonrpc: '2.0', id: 1, result: { items: Array.from({ length: 1_050 }, (_, i) => ({ name: `item-${i}`, ok: true })) } };
+    const pretty = JSON.stringify(message, null, 2);
+    assert.ok(pretty.length > 0.8 * maxChars && pretty.length < maxChars, String(pretty.length));
+    const event = `${pretty.split('\n').map((line) => `data: ${line}`).join('\n')}\n\n`;
+    const got = await readChunks([event], maxChars);
+    assert.equal(got.error, undefined);
+    assert.deepEqual(JSON.parse(got.events[0]!.data), message);
+  });
+
+  test('comment heartbeats between blank lines are not data lines: they cost nothing beyond their characters', async () => {
+    const got = await readChunks([...repeat(': ping\n', 2_000), 'data: {"a":1}\n\n'], 5_000);
+    assert.equal(got.error, undefined);
+    assert.deepEqual(got.events.map((e) => e.data), ['{"a":1}']);
+  });
+
+  test('the events before a refused one in the same chunk still go out', async () => {
+    const got = await readChunks([`data: ok\n\n${'data: x\n'.repeat(100)}\n`], 500);
+    assert.ok(got.error instanceof SseLimitError, String(got.error));
+    assert.deepEqual(got.events.map((e) => e.data), ['ok']);
   });
 
   test('the count starts again at each blank line: a long stream of events (and of comment heartbeats) under the limit is read whole', async () => {
@@ -152,15 +175,15 @@ describe('readEventStream: what an event costs is bounded, not only its characte
     assert.equal(oneByOne.error, undefined);
     assert.equal(oneByOne.events.length, 50);
     assert.equal(oneByOne.events[49]!.data, `${'é'.repeat(40)}\ntwo`);
-    // Under a limit of 5 lines and 20 characters: an event of 4 lines (4 x 64 + 32) is read, one
-    // of 6 (6 x 64 + 48) refused, however they are cut.
+    // Within SSE_HEAP_FACTOR times a limit (5 lines and 20 characters in all): an event of 4 lines
+    // (4 x 64 + 32) is read, one of 6 (6 x 64 + 48) refused, however they are cut.
     const cut = (text: string, size: number) => Array.from({ length: Math.ceil(text.length / size) }, (_, i) => text.slice(i * size, (i + 1) * size));
     const within = `${'data: x\n'.repeat(4)}\n`;
     const tooMany = `${'data: x\n'.repeat(6)}\n`;
     for (const size of [1, 3, 7, 1000]) {
-      const read = await readChunks(cut(within, size), 5 * SSE_LINE_COST + 20);
+      const read = await readChunks(cut(within, size), (5 * SSE_LINE_COST + 20) / SSE_HEAP_FACTOR);
       assert.deepEqual([read.error, read.events.length], [undefined, 1], `within, cut every ${size}`);
-      const refused = await readChunks(cut(tooMany, size), 5 * SSE_LINE_COST + 20);
+      const refused = await readChunks(cut(tooMany, size), (5 * SSE_LINE_COST + 20) / SSE_HEAP_FACTOR);
       assert.ok(refused.error instanceof SseLimitError, `too many lines, cut every ${size}: ${String(refused.error)}`);
     }
   });
