@@ -42,8 +42,8 @@ class EventStreamReader {
   private readonly parser: EventSourceParser;
   private readonly decoder = new Utf8Decoder();
   private readonly lines = new CrLineEnds();
-  /** Small chunks without a line end, held as bytes until one comes (see feed). */
-  private readonly held = new ByteChunks();
+  /** Small chunks without a line end, held as bytes until one comes (see feed); made when first needed. */
+  private held: ByteChunks | undefined;
   private readonly eventSize: EventSize;
   private limitError: SseLimitError | undefined;
   /** done() held after a chunk: what comes after it is not read. */
@@ -137,22 +137,24 @@ class EventStreamReader {
    */
   private feed(chunk: Uint8Array): void {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    if (bytes.length < FEED_AT_ONCE_BYTES && bytes.indexOf(10) === -1 && bytes.indexOf(13) === -1) {
-      this.held.push(bytes);
-      if (this.held.length < FEED_AT_ONCE_BYTES) return;
-      this.feedText(this.decoder.write(this.held.take()));
+    const held = this.held;
+    // The usual chunk, an answer's whole event, ends with its blank line: no search then.
+    if (bytes.length < FEED_AT_ONCE_BYTES && bytes[bytes.length - 1] !== 10 && !hasLineEnd(bytes)) {
+      const holding = held ?? (this.held = new ByteChunks());
+      holding.push(bytes);
+      if (holding.length >= FEED_AT_ONCE_BYTES) this.feedText(this.decoder.write(holding.take()));
       return;
     }
-    this.feedText(this.decoder.write(this.held.length === 0 ? bytes : this.joinHeld(bytes)));
-  }
-
-  private joinHeld(bytes: Buffer): Buffer {
-    this.held.push(bytes);
-    return this.held.take();
+    if (held === undefined || held.length === 0) {
+      this.feedText(this.decoder.write(bytes));
+      return;
+    }
+    held.push(bytes);
+    this.feedText(this.decoder.write(held.take()));
   }
 
   private feedRest(): void {
-    const held = this.held.length === 0 ? '' : this.decoder.write(this.held.take());
+    const held = this.held === undefined || this.held.length === 0 ? '' : this.decoder.write(this.held.take());
     this.feedText(held + this.decoder.end());
   }
 
@@ -168,6 +170,10 @@ class EventStreamReader {
     }
     this.parser.feed(text);
   }
+}
+
+function hasLineEnd(bytes: Buffer): boolean {
+  return bytes.indexOf(10) !== -1 || bytes.indexOf(13) !== -1;
 }
 
 /** Chunks at least this large go to the parser as they come; smaller ones wait for a line end (see feed). */
