@@ -285,13 +285,18 @@ export class NodeResponse {
       // 64 KiB while data is there), and an SSE reader does real work per event: after a slice
       // of time the body is paused until the event loop has run its timers and other I/O (the
       // socket stops reading meanwhile: node:http's backpressure).
+      // A chunk that comes after the body was idle for a slice's length (a sparse event stream)
+      // starts a new slice: the event loop ran meanwhile, so it need not pause for it.
       let sliceStart = performance.now();
+      let lastChunkAt = sliceStart;
       const resumeSlice = () => {
-        sliceStart = performance.now();
+        sliceStart = lastChunkAt = performance.now();
         if (!settled) res.resume();
       };
       res.on('data', (chunk: Buffer) => {
         if (settled) return;
+        const arrivedAt = performance.now();
+        if (arrivedAt - lastChunkAt >= BODY_SLICE_MS) sliceStart = arrivedAt;
         let more: boolean;
         try {
           more = onChunk(chunk);
@@ -299,8 +304,9 @@ export class NodeResponse {
           fail(err);
           return;
         }
+        lastChunkAt = performance.now();
         if (!more) stop('stopped');
-        else if (performance.now() - sliceStart >= BODY_SLICE_MS) {
+        else if (lastChunkAt - sliceStart >= BODY_SLICE_MS) {
           res.pause();
           setImmediate(resumeSlice);
         }

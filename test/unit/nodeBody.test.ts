@@ -98,6 +98,16 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
         res.end();
         return;
       }
+      case '/sparse': {
+        // Four chunks 30 ms apart: an event stream that is mostly idle.
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        for (let i = 0; i < 4; i++) {
+          res.write(`data: ${i}\n\n`);
+          await new Promise((resolve) => setTimeout(resolve, 30));
+        }
+        res.end();
+        return;
+      }
       case '/bom-sse':
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.end(Buffer.from('\ufeffdata: {"a":1}\n\n'));
@@ -302,6 +312,35 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
       });
       assert.deepEqual(await settledWithin(reading, 2_000), { value: 'stopped' });
       assert.equal(cancelled, true);
+    });
+
+    test('time slices: a chunk after an idle body starts a new slice (no pause per sparse event); a long run of work pauses', async () => {
+      /** Reads `path` with `workMs` of busy work per chunk; counts the reader's pauses of the message. */
+      const pausesWhileReading = async (path: string, workMs: number) => {
+        const res = await nodeFetch(`${base}${path}`);
+        const message = (res as unknown as { message: http.IncomingMessage }).message;
+        let pauses = 0;
+        const pauseMessage = message.pause.bind(message);
+        message.pause = () => {
+          pauses++;
+          return pauseMessage();
+        };
+        let chunks = 0;
+        const end = await nodeBodyOf(res)!.read(() => {
+          chunks++;
+          for (const until = performance.now() + workMs; performance.now() < until; );
+          return true;
+        });
+        return { end, chunks, pauses };
+      };
+      const sparse = await pausesWhileReading('/sparse', 0);
+      assert.equal(sparse.end, 'ended');
+      // (Under load two writes may come as one chunk; the count of pauses holds either way.)
+      assert.equal(sparse.pauses, 0, `no chunk of a sparse stream paused the body (${sparse.chunks} chunks)`);
+      // 9 ms of work per chunk, each 30 ms apart: every chunk is a new slice that ran past 8 ms.
+      const busy = await pausesWhileReading('/sparse', 9);
+      assert.equal(busy.end, 'ended');
+      assert.ok(busy.pauses >= 1, `work past a slice's length paused the body (${busy.pauses})`);
     });
 
     test('a reason phrase with a control character is dropped (the answer stays readable); a proper one is kept', async () => {
