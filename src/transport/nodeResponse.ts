@@ -250,10 +250,12 @@ export class NodeResponse {
       this.cancelDirect();
       return Promise.reject(this.abortedBy);
     }
-    // Broken before anyone listened (its error was not emitted: nobody listened).
-    if (res.destroyed && !res.complete) {
+    if (res.destroyed) {
       this.finish();
-      return Promise.reject(terminated(res.errored ?? connectionClosedEarly()));
+      // Broken before anyone listened (its error was not emitted: nobody listened).
+      if (!res.complete) return Promise.reject(terminated(res.errored ?? connectionClosedEarly()));
+      // Whole, but read already or cancelled: no 'end' or 'close' is still to come.
+      return Promise.resolve(res.readableEnded ? 'ended' : 'stopped');
     }
     return new Promise<NodeBodyEnd>((resolve, reject) => {
       let settled = false;

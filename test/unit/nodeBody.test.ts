@@ -314,6 +314,21 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
       assert.equal(cancelled, true);
     });
 
+    test('a read after the body was cancelled whole, or after it was read to its end, settles at once', async () => {
+      const res = await nodeFetch(`${base}/bom-json`);
+      const message = (res as unknown as { message: http.IncomingMessage }).message;
+      const body = nodeBodyOf(res)!;
+      for (let waited = 0; !message.complete && waited < 2_000; waited += 5) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.equal(message.complete, true, 'the whole body arrived');
+      body.cancel();
+      assert.deepEqual(await settledWithin(body.read(() => true), 2_000), { value: 'stopped' });
+      const read = await nodeFetch(`${base}/bom-json`);
+      const readBody = nodeBodyOf(read)!;
+      assert.equal(await readBody.read(() => true), 'ended');
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.deepEqual(await settledWithin(readBody.read(() => true), 2_000), { value: 'ended' });
+    });
+
     test('time slices: a chunk after an idle body starts a new slice (no pause per sparse event); a long run of work pauses', async () => {
       /** Reads `path` with `workMs` of busy work per chunk; counts the reader's pauses of the message. */
       const pausesWhileReading = async (path: string, workMs: number) => {
