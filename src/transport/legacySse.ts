@@ -128,42 +128,34 @@ export class LegacySseTransport implements Transport {
   // --- start -----------------------------------------------------------------------
 
   private async connect(): Promise<void> {
-    let res: Response;
-    try {
-      res = await fetchWithAuth(this.o, 'GET', this.o.href, { ...this.o.headers, accept: 'text/event-stream' }, undefined, this.controller.signal);
-    } catch (err) {
-      this.failStart();
-      throw err;
-    }
-    if (!res.ok) {
-      this.failStart();
-      throw await statusError(this.o, 'GET', res, 'legacy SSE stream');
-    }
-    if (!isEventStream(res.headers.get('content-type'))) {
-      await drain(res);
-      this.failStart();
-      throw new HttpTransportError(
-        `GET ${this.o.shownUrl} answered ${res.headers.get('content-type') ?? 'no content type'}, not an event stream; this is not an MCP SSE endpoint`,
-        { code: 'EPROTO', url: this.o.shownUrl, label: this.o.label },
-      );
-    }
+    // One deadline for the whole start: the GET's answer and then the endpoint event (a server
+    // that takes the connection and never answers must not hold the start for ever).
     const endpointKnown = new Promise<void>((resolve, reject) => {
       this.endpointWaiter = { resolve, reject };
     });
+    // Rejected before anyone awaits it when the GET fails first.
+    endpointKnown.catch(() => undefined);
+    let headersCame = false;
     const timeoutMs = this.endpointTimeoutMs;
     const timer = setTimeout(() => {
-      // EPROTO as for the other answers that are no HTTP+SSE endpoint's: the stream is open, it is the content that is wrong.
-      this.endpointWaiter?.reject(
-        new HttpTransportError(`${this.o.shownUrl} sent no "endpoint" event within ${timeoutMs} ms; this is not an MCP SSE endpoint`, {
-          code: 'EPROTO',
-          url: this.o.shownUrl,
-          label: this.o.label,
-        }),
-      );
+      const error = headersCame
+        ? // EPROTO as for the other answers that are no HTTP+SSE endpoint's: the stream is open, it is the content that is wrong.
+          new HttpTransportError(`${this.o.shownUrl} sent no "endpoint" event within ${timeoutMs} ms; this is not an MCP SSE endpoint`, {
+            code: 'EPROTO',
+            url: this.o.shownUrl,
+            label: this.o.label,
+          })
+        : new HttpTransportError(`${this.o.shownUrl} did not answer the GET for its event stream within ${timeoutMs} ms`, {
+            code: 'ETIMEDOUT',
+            url: this.o.shownUrl,
+            label: this.o.label,
+          });
+      this.endpointWaiter?.reject(error);
+      // Ends a GET still waiting for its answer (its rejection is then this error, below).
+      if (!headersCame) this.controller.abort(error);
     }, timeoutMs);
-    this.readStream(res).then(undefined, () => undefined);
     try {
-      await endpointKnown;
+      await this.openStream(endpointKnown, () => (headersCame = true));
     } catch (err) {
       this.failStart();
       throw err;
@@ -173,6 +165,29 @@ export class LegacySseTransport implements Transport {
     }
     this.phase = 'open';
     this.logEmitter.fire(`${this.o.label}: connected over legacy HTTP+SSE; messages go to ${displayUrl(new URL(this.endpoint!))}`);
+  }
+
+  /** The GET, its answer checked, and the stream read until `endpointKnown` settles. */
+  private async openStream(endpointKnown: Promise<void>, onHeaders: () => void): Promise<void> {
+    let res: Response;
+    try {
+      res = await fetchWithAuth(this.o, 'GET', this.o.href, { ...this.o.headers, accept: 'text/event-stream' }, undefined, this.controller.signal);
+    } catch (err) {
+      // The deadline's abort: its error says what happened.
+      const reason: unknown = this.controller.signal.aborted ? this.controller.signal.reason : undefined;
+      throw reason instanceof HttpTransportError ? reason : err;
+    }
+    onHeaders();
+    if (!res.ok) throw await statusError(this.o, 'GET', res, 'legacy SSE stream');
+    if (!isEventStream(res.headers.get('content-type'))) {
+      await drain(res);
+      throw new HttpTransportError(
+        `GET ${this.o.shownUrl} answered ${res.headers.get('content-type') ?? 'no content type'}, not an event stream; this is not an MCP SSE endpoint`,
+        { code: 'EPROTO', url: this.o.shownUrl, label: this.o.label },
+      );
+    }
+    this.readStream(res).then(undefined, () => undefined);
+    await endpointKnown;
   }
 
   private failStart(): void {

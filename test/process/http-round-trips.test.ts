@@ -14,7 +14,7 @@ import { McpClient } from '../../src/protocol/client';
 import type { ProtocolEraSetting } from '../../src/protocol/era';
 import { httpEraCache, PERSISTED_ERA_TTL_MS, type EraStore } from '../../src/protocol/eraCache';
 import { endpointKeyOf, getStreamMemory, legacySseEndpoints } from '../../src/transport/endpointMemory';
-import { createHttpTransport } from '../../src/transport/http';
+import { LegacySseTransport, createHttpTransport } from '../../src/transport/http';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { testEnvironment } from '../helpers/host';
@@ -562,6 +562,37 @@ describe('the CLI forgets an HTTP+SSE URL that moved to Streamable HTTP (in the 
       await streamable.close();
       await legacy.stop();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('an endpoint whose GET for the event stream is never answered: the start fails at its deadline, remembered (5 s) or configured as sse (30 s)', { timeout: 60_000 }, async () => {
+    // Takes the connection, reads the request, never answers.
+    const sockets = new Set<import('node:net').Socket>();
+    const silent = http.createServer(() => undefined);
+    silent.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/sse`;
+    try {
+      legacySseEndpoints.remember(endpointKeyOf(url));
+      const remembered = createHttpTransport('http', { url, label: "server 'silent'" });
+      const started = Date.now();
+      await assert.rejects(remembered.start(), (err: Error) => {
+        assert.match(err.message, /did not answer the GET for its event stream within 5000 ms/);
+        return true;
+      });
+      const took = Date.now() - started;
+      assert.ok(took >= 4_900 && took < 9_000, `failed at the remembered deadline (${took} ms)`);
+      await remembered.close();
+      assert.equal(legacySseEndpoints.has(endpointKeyOf(url)), true, 'a server that does not answer teaches nothing: the memory stays');
+      await until(() => [...sockets].every((s) => s.destroyed), 'the GET connection closed');
+
+      const configured = new LegacySseTransport({ url, label: "server 'silent'" }, 300);
+      await assert.rejects(configured.start(), /did not answer the GET for its event stream within 300 ms/);
+      assert.equal(configured.isClosed, true);
+    } finally {
+      legacySseEndpoints.clear();
+      silent.closeAllConnections();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });
