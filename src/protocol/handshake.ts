@@ -96,8 +96,9 @@ async function handshakeRemembering(ctx: HandshakeContext, key: string, signal: 
   let era = httpEraCache.eraOf(key);
   if (era === undefined) {
     const underWay = httpEraCache.probeUnderWay(key);
-    // One wait at most: if that probe failed, this client probes on its own (no chain of waits).
-    if (underWay !== undefined) era = await untilAnswered(underWay, signal);
+    // One wait at most, no longer than this client's own probe would take: if that probe failed
+    // or is slow, this client probes on its own (no chain of waits).
+    if (underWay !== undefined) era = await untilAnswered(underWay, signal, probeTimeoutMs(ctx.options));
   }
   if (era === 'legacy') {
     try {
@@ -131,17 +132,31 @@ async function handshakeRemembering(ctx: HandshakeContext, key: string, signal: 
   }
 }
 
-/** The era another client's probe found (undefined: it failed), or undefined at once when aborted. */
-function untilAnswered(answer: Promise<ProtocolEra | undefined>, signal: AbortSignal | undefined): Promise<ProtocolEra | undefined> {
-  if (signal === undefined) return answer;
-  if (signal.aborted) return Promise.resolve(undefined);
+/**
+ * The era another client's probe found (undefined: it failed), or undefined at once when aborted,
+ * or after `timeoutMs` (that probe ends only with its client's whole handshake, which may take
+ * that client's own, longer, timeouts).
+ */
+function untilAnswered(answer: Promise<ProtocolEra | undefined>, signal: AbortSignal | undefined, timeoutMs: number): Promise<ProtocolEra | undefined> {
+  if (signal?.aborted) return Promise.resolve(undefined);
   return new Promise((resolve) => {
-    const onAbort = () => resolve(undefined);
-    signal.addEventListener('abort', onAbort, { once: true });
-    answer.then((era) => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(era);
-    }, () => resolve(undefined));
+    const stop = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const onAbort = () => {
+      stop();
+      resolve(undefined);
+    };
+    const timer = setTimeout(onAbort, timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    answer.then(
+      (era) => {
+        stop();
+        resolve(era);
+      },
+      () => onAbort(),
+    );
   });
 }
 
@@ -219,14 +234,15 @@ async function discover(
   learned: (era: ProtocolEra) => void = () => undefined,
 ): Promise<InitializeResult> {
   const { connection, options } = ctx;
-  const handshakeTimeout = options.initializeTimeoutMs ?? options.requestTimeoutMs;
   const probing = setting === 'auto';
-  const timeoutMs = probing ? Math.min(options.eraProbeTimeoutMs ?? DEFAULT_ERA_PROBE_TIMEOUT_MS, handshakeTimeout ?? Infinity) : handshakeTimeout;
+  const timeoutMs = probing ? probeTimeoutMs(options) : (options.initializeTimeoutMs ?? options.requestTimeoutMs);
   const offered = options.protocolVersion;
   let version = offered !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(offered) ? offered : LATEST_MODERN_PROTOCOL_VERSION;
   const tried = new Set<string>();
   /** A server that refuses a version it then names as supported is asked once more. */
   let askedAgain = false;
+  /** The probe timed out and initialize was then refused as a modern server refuses it: asked once more. */
+  let probedAgain = false;
   for (;;) {
     tried.add(version);
     ctx.useModernVersion(version);
@@ -266,9 +282,21 @@ async function discover(
         learned('legacy');
         return initialize(ctx, legacyOffer(options), signal);
       }
-      // Silence is no answer by itself (a server may be slow to start): legacy is remembered only
-      // once initialize has worked, so the next sessions skip a probe that would time out again.
-      const initialized = await initialize(ctx, legacyOffer(options), signal);
+      // Silence is no answer by itself (a server may be slow to start, or wait for a sign-in):
+      // legacy is remembered only once initialize has worked, so the next sessions skip a probe
+      // that would time out again. A modern server refuses initialize: it is asked once more.
+      let initialized: InitializeResult;
+      try {
+        initialized = await initialize(ctx, legacyOffer(options), signal, !probedAgain);
+      } catch (refusal) {
+        if (probedAgain || !refusedLikeModern(refusal) || connection.isClosed || signal?.aborted) {
+          if (!connection.isClosed) await closeQuietly(ctx);
+          throw refusal;
+        }
+        ctx.logger.debug(`[${options.label}] initialize refused (${errorMessage(refusal)}) after server/discover timed out: the server may be modern and was slow; asking server/discover again`);
+        probedAgain = true;
+        continue;
+      }
       learned('legacy');
       return initialized;
     }
@@ -297,6 +325,12 @@ function becomeModern(ctx: HandshakeContext, result: DiscoverResult, version: st
   if (result.instructions !== undefined) initializeResult.instructions = result.instructions;
   ctx.ready({ kind: 'ready', initializeResult, era: 'modern', discoverResult: result });
   return initializeResult;
+}
+
+/** How long the era probe waits for an answer: the probe's own timeout, or the handshake's if shorter. */
+function probeTimeoutMs(options: McpClientOptions): number {
+  const handshakeTimeout = options.initializeTimeoutMs ?? options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  return Math.min(options.eraProbeTimeoutMs ?? DEFAULT_ERA_PROBE_TIMEOUT_MS, handshakeTimeout);
 }
 
 function legacyOffer(options: McpClientOptions): string {

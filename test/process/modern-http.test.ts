@@ -35,12 +35,19 @@ interface Seen {
  * Answers discover, tools/list and tools/call; a call of execute_sql without its header gets
  * -32020. The first `refusals` requests are answered -32022 (naming 2026-07-28 as supported).
  */
-async function modernServer(refusals = 0) {
+async function modernServer(refusals = 0, firstAnswerDelayMs = 0) {
   const seen: Seen[] = [];
+  let firstDelay = firstAnswerDelayMs;
   const server = http.createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
+      const delay = firstDelay;
+      firstDelay = 0;
+      if (delay > 0) setTimeout(answer, delay);
+      else answer();
+    });
+    const answer = () => {
       if (req.method !== 'POST') {
         res.writeHead(405).end();
         return;
@@ -72,7 +79,7 @@ async function modernServer(refusals = 0) {
       } else {
         reply(404, { error: { code: -32601, message: 'Method not found' } });
       }
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
@@ -166,6 +173,48 @@ describe('x-mcp-header over Streamable HTTP (2026-07-28)', () => {
       client.dispose();
       await transport.close().catch(() => undefined);
       await twice.close();
+    }
+  });
+
+  test('a modern server slower than the era probe: initialize is refused, and server/discover is asked again (modern, not a failed start)', async () => {
+    const slow = await modernServer(0, 800);
+    const transport = createHttpTransport('http', { url: slow.url, label: 'slow' });
+    const client = new McpClient(transport, { label: "server 'slow'", clientInfo: { name: 'tests', version: '0.0.0' }, requestTimeoutMs: 10_000, eraProbeTimeoutMs: 300 });
+    try {
+      await client.connect();
+      assert.equal(client.era, 'modern');
+      assert.deepEqual(slow.seen.map((s) => s.method), ['server/discover', 'initialize', 'server/discover']);
+    } finally {
+      await client.close().catch(() => undefined);
+      client.dispose();
+      await slow.close();
+    }
+  });
+
+  test("a client that waits for another's probe of the same endpoint waits no longer than its own probe would", async () => {
+    const slow = await modernServer(0, 1_500);
+    const open = (label: string, eraProbeTimeoutMs: number) => {
+      const transport = createHttpTransport('http', { url: slow.url, label });
+      return new McpClient(transport, { label: `server '${label}'`, clientInfo: { name: 'tests', version: '0.0.0' }, requestTimeoutMs: 10_000, eraProbeTimeoutMs });
+    };
+    const first = open('first', 1_000);
+    const second = open('second', 200);
+    const order: string[] = [];
+    try {
+      const firstDone = first.connect().then(() => order.push('first'));
+      // The second starts while the first one's probe is under way, and waits for it at first.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const secondDone = second.connect().then(() => order.push('second'));
+      await Promise.all([firstDone, secondDone]);
+      assert.deepEqual(order, ['second', 'first'], 'the second asked on its own after its probe time, while the first was still waiting');
+      assert.equal(second.era, 'modern');
+      assert.equal(first.era, 'modern');
+    } finally {
+      for (const c of [first, second]) {
+        await c.close().catch(() => undefined);
+        c.dispose();
+      }
+      await slow.close();
     }
   });
 });
