@@ -1,4 +1,5 @@
 import { ConnectionClosedError, McpError, RemoteError } from './errors';
+import { shownList, shownServerMessage, shownServerText } from '../util/serverText';
 import type { ClientCapabilities } from './schemas';
 
 /**
@@ -79,10 +80,10 @@ export class MissingClientCapabilityError extends McpError {
     serverMessage: string,
   ) {
     const names = Object.keys(requiredCapabilities);
-    const what = names.length > 0 ? names.map(describeCapability).join(' and ') : 'a capability this client did not declare';
+    const what = names.length > 0 ? shownList(names.slice(0, 10).map(describeCapability), ' and ', names.length) : 'a capability this client did not declare';
     super(
       ModernErrorCode.MissingRequiredClientCapability,
-      `${label} cannot do ${method} without ${what}, which this client does not offer here (${serverMessage}). ` +
+      `${label} cannot do ${method} without ${what}, which this client does not offer here (${shownServerMessage(serverMessage)}). ` +
         'Use it where that is available (the editor answers forms, sampling and roots; the CLI declines forms and sampling unless told otherwise).',
       { requiredCapabilities },
     );
@@ -98,9 +99,10 @@ function describeCapability(name: string): string {
     case 'roots':
       return 'the workspace folders (roots)';
     default:
-      return `the '${name}' capability`;
+      return `the ${shownServerText(name)} capability`;
   }
 }
+
 
 /**
  * The process closed when probed with `server/discover`. Over stdio that is what some legacy

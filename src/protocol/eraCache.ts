@@ -4,7 +4,7 @@
 // first contacts share one probe. Stdio has no key: its era lives and dies with its process.
 import type { ProtocolEra } from './era';
 import { setBounded } from '../util/boundedMap';
-import { PersistedFacts, isLearnedAt, type FactStore } from '../util/persistedFacts';
+import { PersistedFacts, isLearnedAt, learnedRecently, type FactStore } from '../util/persistedFacts';
 
 /**
  * Where remembered eras outlive the process (the extension's globalState, the CLI's file), as
@@ -42,7 +42,8 @@ export interface ProbeClaim {
 const MAX_ENDPOINTS = 512;
 
 export class EraCache {
-  private readonly known = new Map<string, ProtocolEra>();
+  /** What this process knows, and when it was learned: trusted for a day too (an editor window or a gateway runs for days). */
+  private readonly known = new Map<string, PersistedEra>();
   private readonly flights = new Map<string, ProbeFlight>();
   /** What earlier processes learned (see EraStore), each trusted for a day. */
   private readonly persisted = new PersistedFacts<PersistedEra>(PERSISTED_ERA_TTL_MS, parsePersistedEra);
@@ -58,10 +59,13 @@ export class EraCache {
   /** The era remembered for the endpoint (in this process, or by an earlier one), if any. */
   eraOf(key: string): ProtocolEra | undefined {
     const known = this.known.get(key);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      if (learnedRecently(known.learnedAt, Date.now(), PERSISTED_ERA_TTL_MS)) return known.era;
+      this.known.delete(key);
+    }
     const earlier = this.persisted.factOf(key);
     if (earlier === undefined) return undefined;
-    setBounded(this.known, key, earlier.era, MAX_ENDPOINTS);
+    setBounded(this.known, key, earlier, MAX_ENDPOINTS);
     return earlier.era;
   }
 
@@ -90,10 +94,10 @@ export class EraCache {
   }
 
   remember(key: string, era: ProtocolEra): void {
-    setBounded(this.known, key, era, MAX_ENDPOINTS);
+    const now = Date.now();
+    setBounded(this.known, key, { era, learnedAt: now }, MAX_ENDPOINTS);
     if (!this.persisted.persisting) return;
     const held = this.persisted.factOf(key);
-    const now = Date.now();
     // A probe that taught it again restarts the entry's day; a modern endpoint, probed by every
     // handshake (server/discover is its handshake), rewrites the store once an hour at most.
     if (held?.era === era && now - held.learnedAt < REWRITE_AFTER_MS) return;

@@ -1,4 +1,5 @@
 import type { TransportCloseInfo } from '../transport/transport';
+import { shownServerList, shownServerText } from '../util/serverText';
 
 /** JSON-RPC 2.0 standard codes and the MCP-specific ones. */
 export const ErrorCode = {
@@ -104,17 +105,21 @@ export class InvalidResultError extends McpError {
 
 export class UnsupportedProtocolVersionError extends McpError {
   override name = 'UnsupportedProtocolVersionError';
+  /** What the server answered, as the message shows it (bounded: the server decides its length). */
+  readonly answered: string;
   constructor(
     readonly offered: string,
-    readonly answered: string,
+    /** The version the server answered, or the versions it named as the ones it supports. */
+    answered: string | readonly string[],
     readonly supported: readonly string[],
   ) {
+    const shown = typeof answered === 'string' ? `answered protocol version ${shownServerText(answered)}` : `supports only ${shownServerList(answered) || 'no version it named'}`;
     super(
       ErrorCode.UnsupportedProtocolVersion,
-      `The server answered protocol version ${JSON.stringify(answered)}, which this client does not support ` +
-        `(we offered ${offered}; supported: ${supported.join(', ')}). Update the server or the extension.`,
-      { offered, answered, supported },
+      `The server ${shown}, which this client does not support (we offered ${offered}; supported: ${supported.join(', ')}). Update the server or the extension.`,
+      { offered, answered: shown, supported },
     );
+    this.answered = shown;
   }
 }
 

@@ -263,7 +263,7 @@ async function discover(
           continue;
         }
         await closeQuietly(ctx);
-        throw new UnsupportedProtocolVersionError(version, supportedVersionsOf(err).join(', '), allVersions());
+        throw new UnsupportedProtocolVersionError(version, supportedVersionsOf(err), allVersions());
       }
       if (!probing || isRecognisedModernError(err) || signal?.aborted) {
         await closeQuietly(ctx);
@@ -303,7 +303,7 @@ async function discover(
     const choice = pickVersion(result.supportedVersions, SUPPORTED_PROTOCOL_VERSIONS);
     if (!choice) {
       await closeQuietly(ctx);
-      throw new UnsupportedProtocolVersionError(version, result.supportedVersions.join(', '), allVersions());
+      throw new UnsupportedProtocolVersionError(version, result.supportedVersions, allVersions());
     }
     learned(choice.era);
     if (choice.era === 'legacy') return initialize(ctx, choice.version, signal);

@@ -104,6 +104,21 @@ describe('how long a persisted era is trusted', () => {
     }
   });
 
+  test('an era this process learned is not taken once its day is over either', () => {
+    const cache = new EraCache();
+    cache.remember(key, 'legacy');
+    assert.equal(cache.eraOf(key), 'legacy');
+    const realNow = Date.now;
+    Date.now = () => realNow() + PERSISTED_ERA_TTL_MS;
+    try {
+      assert.equal(cache.eraOf(key), undefined, 'probed again');
+    } finally {
+      Date.now = realNow;
+    }
+    cache.remember(key, 'modern');
+    assert.equal(cache.eraOf(key), 'modern');
+  });
+
   test('a probe that teaches the same era again restarts its day, but a modern endpoint (probed by every handshake) rewrites the store once an hour at most', () => {
     const store = sharedStore();
     let writes = 0;

@@ -1,7 +1,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { LineDecoder, oversizeNotice } from '../../src/transport/framing';
-import { describeStderr } from '../../src/protocol/errors';
+import { UnsupportedProtocolVersionError, describeStderr } from '../../src/protocol/errors';
+import { MissingClientCapabilityError } from '../../src/protocol/era';
 import type { TransportWarning } from '../../src/transport/transport';
 
 function decoder(limit: number) {
@@ -105,5 +106,34 @@ describe('stderr in start-failure messages', () => {
     assert.equal(describeStderr(['TypeError: x is undefined', '    at a (b)', 'retrying in 5s', 'giving up']), 'Stderr: TypeError: x is undefined | retrying in 5s | giving up');
     assert.equal(describeStderr(['one', 'two', '', 'three']), 'Last stderr: one | two | three');
     assert.equal(describeStderr(['', '   ']), undefined);
+  });
+});
+
+describe('versions and names a server sends, in error messages', () => {
+  const hostile = `2030-01-01\n[error] [server 'bank'] forged line \u001b[31m\u202e${'x'.repeat(1_000_000)}`;
+
+  test('a version answered by the server: quoted, short, escaped', () => {
+    const err = new UnsupportedProtocolVersionError('2025-11-25', hostile, ['2025-11-25']);
+    assert.ok(err.message.length < 400, `${err.message.length} characters`);
+    assert.match(err.message, /"2030-01-01\\n\[error\]/);
+    assert.doesNotMatch(err.message, /[\n\u001b\u202e]/);
+    assert.equal(err.answered.length < 100, true);
+  });
+
+  test("a server's list of versions: the first few, and how many more", () => {
+    const versions = Array.from({ length: 200_000 }, (_, i) => `v${i}`);
+    const err = new UnsupportedProtocolVersionError('2026-07-28', versions, ['2026-07-28']);
+    assert.ok(err.message.length < 400, `${err.message.length} characters`);
+    assert.match(err.message, /supports only "v0", "v1", "v2", "v3", "v4", "v5", 199994 more/);
+    assert.match(new UnsupportedProtocolVersionError('2026-07-28', [], []).message, /supports only no version it named/);
+  });
+
+  test('capability names and the message of a -32021: bounded, escaped', () => {
+    const required = Object.fromEntries([hostile, ...Array.from({ length: 50 }, (_, i) => `cap${i}`)].map((name) => [name, {}]));
+    const err = new MissingClientCapabilityError('tools/call', "server 'x'", required, hostile);
+    assert.ok(err.message.length < 1_000, `${err.message.length} characters`);
+    assert.doesNotMatch(err.message, /[\u001b\u202e]/);
+    assert.match(err.message, /45 more/);
+    assert.match(new MissingClientCapabilityError('tools/call', "server 'x'", { elicitation: {} }, 'needs forms').message, /asking you for input \(elicitation\)/);
   });
 });

@@ -1,0 +1,38 @@
+// Text a server sent, as an error or a log line shows it: a version, a name, a list of them. The
+// server decides their length and characters; a message shows a bounded, escaped form.
+
+/** Items at most that a message shows of a server's list (versions, capabilities). */
+const SHOWN_ITEMS = 6;
+
+/**
+ * A version or a name a server sent: quoted, at most `max` characters, and anything but printable
+ * ASCII escaped (no line breaks, terminal escapes or bidirectional controls reach a log).
+ */
+export function shownServerText(text: string, max = 40): string {
+  const quoted = JSON.stringify(text.length > max ? text.slice(0, max) : text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.length > max ? `${quoted}…` : quoted;
+}
+
+/** A server's list of versions: the first few, each shown as shownServerText does. */
+export function shownServerList(items: readonly string[]): string {
+  return shownList(
+    items.slice(0, SHOWN_ITEMS + 1).map((item) => shownServerText(item)),
+    ', ',
+    items.length,
+  );
+}
+
+/** The first few of `items` (already shown), joined; `total`: how many there were in all. */
+export function shownList(items: readonly string[], separator: string, total = items.length): string {
+  const shown = items.slice(0, SHOWN_ITEMS).join(separator);
+  return total > SHOWN_ITEMS ? `${shown}${separator}${total - SHOWN_ITEMS} more` : shown;
+}
+
+/** Control characters and the bidirectional controls that could disguise a log line. */
+const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** A server's message (an error's text) within a message of ours: one line, at most `max` characters, controls escaped. */
+export function shownServerMessage(text: string, max = 300): string {
+  const line = (text.length > max ? text.slice(0, max) : text).replace(/\s+/g, ' ').replace(UNSHOWN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.length > max ? `${line}…` : line;
+}
