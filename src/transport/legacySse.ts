@@ -29,6 +29,9 @@ import { describeMessage } from './streamableHttpMessages';
 /** How long start() waits for the `endpoint` event. */
 export const LEGACY_ENDPOINT_TIMEOUT_MS = 30_000;
 
+/** The longest message endpoint taken from an `endpoint` event (servers and proxies refuse longer request lines anyway). */
+export const MAX_ENDPOINT_CHARS = 8 * 1024;
+
 type Phase = 'new' | 'starting' | 'open' | 'closed';
 
 export class LegacySseTransport implements Transport {
@@ -246,9 +249,21 @@ export class LegacySseTransport implements Transport {
       this.warningEmitter.fire({ message: 'ignored a second "endpoint" event' });
       return;
     }
+    const text = data.trim();
+    if (text.length > MAX_ENDPOINT_CHARS) {
+      // Every POST carries it in its request line (and parses it): a server's megabytes would cost each message that.
+      waiter.reject(
+        new HttpTransportError(`the "endpoint" event holds ${text.length} characters, more than the ${MAX_ENDPOINT_CHARS} a message endpoint may have`, {
+          code: 'EPROTO',
+          url: this.o.shownUrl,
+          label: this.o.label,
+        }),
+      );
+      return;
+    }
     let url: URL;
     try {
-      url = new URL(data.trim(), this.o.url);
+      url = new URL(text, this.o.url);
     } catch {
       waiter.reject(new HttpTransportError('the "endpoint" event does not hold a URL', { code: 'EPROTO', url: this.o.shownUrl, label: this.o.label }));
       return;

@@ -423,6 +423,13 @@ describe('legacy HTTP+SSE transport and the fallback', () => {
     });
   });
 
+  test('an endpoint longer than 8 KiB is refused (every message would carry and parse it)', async () => {
+    await withServer('legacy-only.mjs', { ENDPOINT: `/messages?pad=${'a'.repeat(9_000)}` }, { path: '/sse', kind: 'sse', connect: false }, async (s, server) => {
+      await assert.rejects(s.client.connect(), /"endpoint" event holds 9\d{3} characters, more than the 8192/);
+      assert.equal((await server.stats()).posts, 0);
+    });
+  });
+
   test('neither transport: the error says both were tried', async () => {
     await withServer('legacy-only.mjs', {}, { path: '/nothing-here', connect: false }, async (s) => {
       await assert.rejects(s.client.connect(), (err: unknown) => {
