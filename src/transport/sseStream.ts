@@ -158,17 +158,23 @@ class EventStreamReader {
     this.feedText(held + this.decoder.end());
   }
 
+  /**
+   * What reaches the parser has LF line ends only, and none of the lines it would report as an
+   * error (EventSize.refusedAt lists them): it builds a ParseError, stack trace and all, for each
+   * line of an unknown field or with an invalid retry value, which we ignore anyway, and on text
+   * with CR line ends it searches for an LF from every line start. Server text of such lines held
+   * the event loop some 100 to 200 ms per 64 KiB; a blank line in each write kept every event
+   * under the size limit.
+   */
   private feedText(decoded: string): void {
-    const text = this.lines.complete(decoded);
+    let text = this.lines.complete(decoded);
     if (text === '') return;
+    if (text.indexOf('\r') !== -1) text = text.replace(/\r\n?/g, '\n');
     const refusedAt = this.eventSize.refusedAt(text);
-    if (refusedAt !== -1) {
-      // The events complete before the refused one still go out (an answer among them).
-      if (refusedAt > 0) this.parser.feed(text.slice(0, refusedAt));
-      this.limitError ??= this.tooLarge();
-      return;
-    }
-    this.parser.feed(text);
+    const end = refusedAt === -1 ? text.length : refusedAt;
+    // The events complete before a refused one still go out (an answer among them).
+    if (end > 0) this.parser.feed(withoutLines(text, end, this.eventSize.errorLines));
+    if (refusedAt !== -1) this.limitError ??= this.tooLarge();
   }
 }
 
@@ -199,7 +205,8 @@ export const SSE_HEAP_FACTOR = 6;
  * The size of the event being read, as the limit counts it: its characters and SSE_LINE_COST per
  * data line, from the last blank line (the end of the event before). The parser's own limit
  * counts characters only; an endless event of short data lines stays under it while the heap
- * grows some 30 times faster. Line ends are found with indexOf (CR, LF or CRLF, as SSE has them).
+ * grows some 30 times faster. On the way, the complete lines the parser would report as errors
+ * are listed (errorLines), for feedText to leave out.
  */
 class EventSize {
   private chars = 0;
@@ -207,40 +214,51 @@ class EventSize {
   /** The text fed last ended inside a line (not just after a line end), and whether that line is a data line. */
   private midLine = false;
   private midLineIsData = false;
+  /** No text counted yet: the parser takes what looks like a byte order mark off its first text, so its first line is left as it is. */
+  private streamStart = true;
   private readonly budget: number;
+  /**
+   * The lines of the text counted last that the parser would report as errors (see makesParseError),
+   * as pairs of where each begins and where the line after it begins; adjoining ones are one pair.
+   * A line begun in an earlier text, or not ended in this one, is not listed: the parser has, or
+   * will have, its start from another text. Made when first needed (most streams have none).
+   */
+  errorLines: number[] | undefined;
 
   constructor(maxChars: number) {
     this.budget = SSE_HEAP_FACTOR * maxChars;
   }
 
   /**
-   * Counts `text` (never ending in a lone CR: CrLineEnds completes it). -1 while every event fits;
-   * else where the first one that does not begins in `text` (0: in an earlier text).
+   * Counts `text` (LF line ends only: feedText makes them so). -1 while every event fits; else
+   * where the first one that does not begins in `text` (0: in an earlier text).
    */
   refusedAt(text: string): number {
     /** Where the open event's text begins in `text` (0: before it), and its characters before that. */
     let eventStart = 0;
     let carried = this.chars;
     let lineStart = 0;
-    let lf = text.indexOf('\n');
-    let cr = text.indexOf('\r');
-    while (lf !== -1 || cr !== -1) {
-      const atCr = cr !== -1 && (lf === -1 || cr < lf);
-      const end = atCr ? cr : lf;
-      const next = atCr && text.charCodeAt(end + 1) === 10 ? end + 2 : end + 1;
+    if (this.errorLines !== undefined) this.errorLines.length = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', lineStart)) {
+      const next = end + 1;
       const continued = lineStart === 0 && this.midLine;
-      if (end === lineStart && !continued) {
+      if (continued) {
+        if (this.midLineIsData) this.dataLines++;
+      } else if (end === lineStart) {
         // A blank line: the event ends here.
         if (carried + (end - eventStart) + this.dataLines * SSE_LINE_COST > this.budget) return eventStart;
         eventStart = next;
         carried = 0;
         this.dataLines = 0;
-      } else if (continued ? this.midLineIsData : isDataLine(text, lineStart)) {
-        this.dataLines++;
+      } else {
+        if (isDataLine(text, lineStart)) this.dataLines++;
+        if (makesParseError(text, lineStart, end) && (lineStart > 0 || !this.streamStart)) {
+          const errorLines = (this.errorLines ??= []);
+          if (errorLines[errorLines.length - 1] === lineStart) errorLines[errorLines.length - 1] = next;
+          else errorLines.push(lineStart, next);
+        }
       }
       lineStart = next;
-      if (cr !== -1 && cr < next) cr = text.indexOf('\r', next);
-      if (lf !== -1 && lf < next) lf = text.indexOf('\n', next);
     }
     if (lineStart < text.length) {
       this.midLineIsData = lineStart === 0 && this.midLine ? this.midLineIsData : isDataLine(text, lineStart);
@@ -248,6 +266,7 @@ class EventSize {
     } else {
       this.midLine = false;
     }
+    this.streamStart = false;
     this.chars = carried + (text.length - eventStart);
     return this.chars + this.dataLines * SSE_LINE_COST > this.budget ? eventStart : -1;
   }
@@ -259,10 +278,62 @@ function isDataLine(text: string, lineStart: number): boolean {
 }
 
 /**
+ * Whether eventsource-parser reports the line from `start` to its line end at `end` (not blank)
+ * as an error: a field other than data, event, id and retry (a field is the line up to its first
+ * colon, or the whole line), or a retry value (after one space) that is not all ASCII digits. A
+ * line that starts with a colon is a comment. The parser ignores these lines but for the error.
+ */
+function makesParseError(text: string, start: number, end: number): boolean {
+  switch (text.charCodeAt(start)) {
+    case 58: // `:`
+      return false;
+    case 100:
+      return !isField(text, start, end, 'data');
+    case 101:
+      return !isField(text, start, end, 'event');
+    case 105:
+      return !isField(text, start, end, 'id');
+    case 114:
+      return !isField(text, start, end, 'retry') || !isDigits(text, text.charCodeAt(start + 6) === 32 ? start + 7 : start + 6, end);
+    default:
+      return true;
+  }
+}
+
+/** Whether the line from `start` to `end` is of the field `name`: the name, then a colon or the line's end. */
+function isField(text: string, start: number, end: number, name: string): boolean {
+  const after = start + name.length;
+  return text.startsWith(name, start) && (after === end || text.charCodeAt(after) === 58);
+}
+
+/** Whether `text` from `start` to `end` is one ASCII digit or more (`start` past `end`: none). */
+function isDigits(text: string, start: number, end: number): boolean {
+  if (start >= end) return false;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
+/** `text` up to `end` (a line start) without the lines `errorLines` lists. */
+function withoutLines(text: string, end: number, errorLines: readonly number[] | undefined): string {
+  if (errorLines === undefined || errorLines.length === 0 || errorLines[0]! >= end) return end === text.length ? text : text.slice(0, end);
+  let kept = text.slice(0, errorLines[0]);
+  let from = errorLines[1]!;
+  for (let i = 2; i < errorLines.length && errorLines[i]! < end; i += 2) {
+    kept += text.slice(from, errorLines[i]);
+    from = errorLines[i + 1]!;
+  }
+  return from < end ? kept + text.slice(from, end) : kept;
+}
+
+/**
  * A CR is a whole line end in SSE, but the parser holds back a CR that ends its input (an LF may
  * follow): on a stream with CR line ends the last event would wait for the next chunk, or be
  * lost at the body's end. Such a CR is completed here as CRLF at once, and an LF that then
- * starts the next text is dropped (it was the other half of a CRLF already complete).
+ * starts the next text is dropped (it was the other half of a CRLF already complete): a CRLF cut
+ * between two texts is one line end when feedText makes every line end an LF.
  */
 class CrLineEnds {
   private afterCr = false;

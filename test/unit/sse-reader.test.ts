@@ -1,6 +1,7 @@
-import { test, describe } from 'node:test';
+import { test, describe, mock } from 'node:test';
 import assert from 'node:assert/strict';
-import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import * as eventsourceParser from 'eventsource-parser';
+import { createParser, type EventSourceMessage, type ParseError, type ParserConfig } from 'eventsource-parser';
 import { SSE_HEAP_FACTOR, SSE_LINE_COST, SseLimitError, readEventStream } from '../../src/transport/sseStream';
 
 /**
@@ -185,6 +186,141 @@ describe('readEventStream: what an event costs is bounded, not only its characte
       assert.deepEqual([read.error, read.events.length], [undefined, 1], `within, cut every ${size}`);
       const refused = await readChunks(cut(tooMany, size), (5 * SSE_LINE_COST + 20) / SSE_HEAP_FACTOR);
       assert.ok(refused.error instanceof SseLimitError, `too many lines, cut every ${size}: ${String(refused.error)}`);
+    }
+  });
+});
+
+/**
+ * The ParseErrors the parser reports to readEventStream while `run` runs (its onError is ours: the
+ * parser is watched through its module's createParser, which sseStream.ts calls per stream).
+ */
+async function parseErrorsOf(run: () => Promise<void>): Promise<ParseError[]> {
+  const errors: ParseError[] = [];
+  const original = eventsourceParser.createParser;
+  const watched = mock.method(eventsourceParser, 'createParser', (config: ParserConfig) =>
+    original({
+      ...config,
+      onError: (error) => {
+        errors.push(error);
+        config.onError?.(error);
+      },
+    }),
+  );
+  try {
+    await run();
+  } finally {
+    watched.mock.restore();
+  }
+  return errors;
+}
+
+/** readEventStream over the given chunks (strings are UTF-8 encoded): the events and retry values. */
+async function readAll(chunks: readonly (string | Uint8Array)[]): Promise<{ events: EventSourceMessage[]; retries: number[] }> {
+  const events: EventSourceMessage[] = [];
+  const retries: number[] = [];
+  const queue = [...chunks];
+  const body = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      const next = queue.shift();
+      if (next === undefined) controller.close();
+      else controller.enqueue(typeof next === 'string' ? new TextEncoder().encode(next) : next);
+    },
+  });
+  await readEventStream(new Response(body), { onEvent: (e) => events.push(e), onRetry: (ms) => retries.push(ms) }, 1_000_000);
+  return { events, retries };
+}
+
+/** Lines eventsource-parser reports as errors: unknown fields, and retry values not all digits. */
+const ERROR_LINES = ['x: 1', 'x', 'datax: 1', 'data : 1', 'ids: 2', 'eventful', 'idle', '\ufeffdata: 1', 'retry: 12x', 'retry:', 'retry', 'retry: ', 'retry:  5', 'retry: -1', 'retry: 1.5', 'retry: \u0665'];
+
+describe('readEventStream: lines the parser would report as errors (and ignore) never reach it', () => {
+  test('20 chunks of 64 KiB of unknown-field and invalid retry lines between blank lines: the real events among them come out whole, and the parser builds no error', async () => {
+    let junk = '';
+    for (let i = 0; junk.length < 64 * 1024; i++) junk += `${ERROR_LINES[i % ERROR_LINES.length]}\n${i % 3 === 0 ? '\n' : ''}`;
+    const chunks: string[] = [];
+    const want: EventSourceMessage[] = [];
+    for (let i = 0; i < 20; i++) {
+      // An event with error lines inside it, and one after the junk; each chunk ends with a blank line.
+      chunks.push(`\nid: ${i}\nx: 1\nretry: ${1000 + i}\nretry: 12x\nevent: message\nfoo\ndata: {"n":${i}}\nidle\n\n${junk}data: ${i}\n\n`);
+      want.push({ id: String(i), event: 'message', data: `{"n":${i}}` }, { id: undefined, event: undefined, data: String(i) });
+    }
+    let got: Awaited<ReturnType<typeof readAll>> | undefined;
+    const errors = await parseErrorsOf(async () => {
+      got = await readAll(chunks);
+    });
+    assert.deepEqual(got, { events: want, retries: Array.from({ length: 20 }, (_, i) => 1000 + i) });
+    assert.deepEqual(errors, []);
+  });
+
+  test('a line cut between chunks reaches the parser whole: its error at most once a chunk, and the events the same', async () => {
+    const text = `${ERROR_LINES.join('\n')}\ndata: a\n\n`.repeat(40);
+    const bytes = new TextEncoder().encode(text);
+    const chunks = Array.from({ length: Math.ceil(bytes.length / 97) }, (_, i) => bytes.subarray(i * 97, (i + 1) * 97));
+    let got: Awaited<ReturnType<typeof readAll>> | undefined;
+    const errors = await parseErrorsOf(async () => {
+      got = await readAll(chunks);
+    });
+    assert.deepEqual(got, expected(bytes));
+    assert.equal(got!.events.length, 40);
+    assert.ok(errors.length <= chunks.length, `${errors.length} errors for ${chunks.length} chunks`);
+  });
+
+  test('the fields as the standard has them: data without a colon, id lines, valid and invalid retry values, comments', async () => {
+    const text = [
+      ': a comment',
+      'id: 7',
+      'data',
+      '',
+      'retry: 250',
+      'retry: 12x',
+      'retry:',
+      'retry',
+      'retry:07',
+      'data: a',
+      'data:b',
+      '',
+      'id',
+      'event: other',
+      ':data: not data',
+      'data: c',
+      '',
+      'x: 1',
+      'event',
+      'data: d',
+      'id: 8',
+      '',
+      '',
+    ].join('\n');
+    const want = {
+      events: [
+        { id: '7', event: undefined, data: '' },
+        { id: undefined, event: undefined, data: 'a\nb' },
+        { id: '', event: 'other', data: 'c' },
+        { id: '8', event: undefined, data: 'd' },
+      ],
+      retries: [250, 7],
+    };
+    const bytes = new TextEncoder().encode(text);
+    assert.deepEqual(expected(bytes), want);
+    const errors = await parseErrorsOf(async () => {
+      assert.deepEqual(await readAll([text]), want);
+    });
+    assert.deepEqual(errors, []);
+    // What the parser takes for a byte order mark at the start of its first text is dropped, as before.
+    assert.deepEqual(await readAll(['\u00ef\u00bb\u00bfdata: 1\n\n']), { events: [{ id: undefined, event: undefined, data: '1' }], retries: [] });
+  });
+
+  test('CR and CRLF line ends, the body cut anywhere in two (between a CR and its LF too), give the events of LF line ends', async () => {
+    const lines = ['id: 1', 'x: 1', 'data: {"a":"é"}', 'retry: 12x', '', ': c', 'retry: 300', 'data', '', '', 'event: other', 'data: two', 'data: lines', '', 'data: last', '', 'data: unended'];
+    const lf = new TextEncoder().encode(lines.join('\n'));
+    const want = await readAll([lf]);
+    assert.equal(want.events.length, 4);
+    assert.deepEqual(want, expected(lf));
+    for (const end of ['\r', '\r\n']) {
+      const bytes = new TextEncoder().encode(lines.join(end));
+      for (let cut = 0; cut <= bytes.length; cut++) {
+        assert.deepEqual(await readAll([bytes.subarray(0, cut), bytes.subarray(cut)]), want, `${JSON.stringify(end)} cut at ${cut}`);
+      }
     }
   });
 });
