@@ -255,6 +255,13 @@ describe('hostile HTTP through ServerConnection (no stall, bounded memory)', () 
     await assertCalm(run, () => connect({ url: url('endless-sse-tiny'), headers: {} }, { requestTimeoutMs: () => 1500 }));
   });
 
+  test('endless SSE lines of unknown fields, bad retry values and CR line ends: the request times out, the event loop stays free', async () => {
+    const run = await connect({ url: url('endless-sse-junk'), headers: {} }, { requestTimeoutMs: () => 1500 });
+    assert.equal(run.state, 'error');
+    assert.match(run.message, /(timed out after|did not answer initialize within) 1500 ms/);
+    await assertCalm(run, () => connect({ url: url('endless-sse-junk'), headers: {} }, { requestTimeoutMs: () => 1500 }));
+  });
+
   test('an endless 500 body and endless metadata fail with the status or the limit', async () => {
     const failed = await connect({ url: url('huge-500'), headers: {} });
     assert.match(failed.message, /HTTP 500 Internal Server Error: internal trouble/);
