@@ -21,11 +21,11 @@ export const OWED_NOTHING_GRACE_MS = 1000;
 
 /**
  * Reads an SSE body to its end, handing each event to the sink. Resolves when the server ends
- * the body, or once `done()` holds after a chunk and the server has not ended it within
- * OWED_NOTHING_GRACE_MS (a web body: at once); what comes after that chunk is not read, and a
- * body still open is cancelled (a server may keep open a stream that owes nothing more); rejects
- * when reading fails (network, abort) or an event outgrows `maxChars`. A node:http body is read
- * straight from its IncomingMessage (nodeBodyOf), any other through its web stream.
+ * the body, or once `done()` holds (before the first chunk, or after one) and the server has not
+ * ended it within OWED_NOTHING_GRACE_MS (a web body: at once); what comes after that is not
+ * read, and a body still open is cancelled (a server may keep open a stream that owes nothing
+ * more); rejects when reading fails (network, abort) or an event outgrows `maxChars`. A node:http
+ * body is read straight from its IncomingMessage (nodeBodyOf), any other through its web stream.
  */
 export function readEventStream(res: Response, sink: SseSink, maxChars: number, done?: () => boolean): Promise<void> {
   const reader = new EventStreamReader(sink, maxChars, done);
@@ -63,12 +63,25 @@ class EventStreamReader {
 
   readNode(node: NodeBody): Promise<void> {
     this.node = node;
+    // A stream that owes nothing from the start (the answer to a POST of notifications or answers
+    // only, which a server should answer with 202 and no body): the server has
+    // OWED_NOTHING_GRACE_MS to end it, as after an answer (one that never sent a byte held the
+    // socket until the transport closed); what its first chunk carries is still taken (a server
+    // that sends a request of its own there). No timer when its end has arrived already.
+    if (this.done?.() === true) {
+      return node.read(this.takeNodeChunk, node.wholeBodyArrived() ? undefined : OWED_NOTHING_GRACE_MS).then(this.nodeEnded, this.nodeFailed);
+    }
     // Sliced by the body's reader (nodeHttp.ts readDirect): a fast server's tiny events do not hold
     // the event loop. Returning false stops it and destroys the body (and its socket) unread.
     return node.read(this.takeNodeChunk).then(this.nodeEnded, this.nodeFailed);
   }
 
   async readWeb(body: ReadableStream<Uint8Array> | null): Promise<void> {
+    // Owing nothing from the start: cancelled at once, as a web body is after its last owed answer.
+    if (this.done?.() === true) {
+      body?.cancel().catch(() => undefined);
+      return;
+    }
     const stopped = await readWebEventStream(body, (chunk) => {
       this.feed(chunk);
       if (this.limitError) throw this.limitError;

@@ -148,8 +148,45 @@ export class StreamableHttpSession {
     this.deleteController?.abort();
   }
 
-  /** Replays the client's initialize under an id of our own, then notifications/initialized. */
+  /**
+   * Replays the client's initialize under an id of our own, then notifications/initialized; all
+   * within one deadline. Every POST waits for the renewal: a server that took the replayed
+   * initialize and never answered held them all for ever, and the transport never reported itself
+   * lost. The deadline is acceptTimeoutMs, the transport's own bound on a POST it waits for on
+   * nobody's behalf (the host's request timeouts belong to the requests waiting, not to this): a
+   * server answers initialize at once, as it takes a notification at once.
+   */
   private async startNewSession(): Promise<void> {
+    const o = this.owner.o;
+    // Its own abort, tied to the close by a listener removed after it (not AbortSignal.any, which
+    // Node 20 keeps tied to the long-lived signal).
+    const renewal = new AbortController();
+    const closing = this.owner.closeSignal();
+    const onClose = () => renewal.abort();
+    if (closing.aborted) renewal.abort();
+    else closing.addEventListener('abort', onClose, { once: true });
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      renewal.abort();
+    }, o.acceptTimeoutMs);
+    try {
+      await this.replayInitialize(renewal.signal);
+    } catch (err) {
+      if (!late) throw err;
+      throw new HttpTransportError(`the server did not answer the new session's initialize within ${o.acceptTimeoutMs} ms (POST ${o.shownUrl})`, {
+        code: 'ETIMEDOUT',
+        url: o.shownUrl,
+        label: o.label,
+        cause: err,
+      });
+    } finally {
+      clearTimeout(timer);
+      closing.removeEventListener('abort', onClose);
+    }
+  }
+
+  private async replayInitialize(signal: AbortSignal): Promise<void> {
     const o = this.owner.o;
     const streams = this.owner.streams;
     this.owner.log(`${o.label}: the session expired (HTTP 404 for its session id); starting a new session`);
@@ -159,19 +196,20 @@ export class StreamableHttpSession {
     this.protocolVersion = undefined;
     this.headers = this.buildPostHeaders();
     const id = `mcp-host-session-${++this.renewals}`;
-    const res = await fetchWithAuth(o, 'POST', o.href, this.headers, JSON.stringify({ ...this.initializeMessage, id }), this.owner.closeSignal());
+    const res = await fetchWithAuth(o, 'POST', o.href, this.headers, JSON.stringify({ ...this.initializeMessage, id }), signal);
     if (!res.ok) throw await statusError(o, 'POST', res, 'initialize for a new session');
     this.capture(res);
-    const answer = (await this.ownAnswer(res, id)) as { result?: { protocolVersion?: unknown }; error?: { message?: unknown } };
+    const answer = (await this.ownAnswer(res, id, signal)) as { result?: { protocolVersion?: unknown }; error?: { message?: unknown } };
     if (answer.error !== undefined || answer.result === undefined) {
-      throw new HttpTransportError(`the server refused a new session: ${excerptText(String(answer.error?.message ?? 'no result'))}`, {
+      const message = answer.error?.message;
+      throw new HttpTransportError(`the server refused a new session: ${message === undefined ? 'no result' : shown(message)}`, {
         code: 'EPROTO',
         url: o.shownUrl,
         label: o.label,
       });
     }
     if (version !== undefined && answer.result.protocolVersion !== version) {
-      throw new HttpTransportError(`the new session negotiated protocol version ${String(answer.result.protocolVersion)} instead of ${version}`, {
+      throw new HttpTransportError(`the new session negotiated protocol version ${shown(answer.result.protocolVersion)} instead of ${version}`, {
         code: 'EPROTO',
         url: o.shownUrl,
         label: o.label,
@@ -179,7 +217,7 @@ export class StreamableHttpSession {
     }
     this.protocolVersion = version;
     this.headers = this.buildPostHeaders();
-    const ack = await fetchWithAuth(o, 'POST', o.href, this.headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}', this.owner.closeSignal());
+    const ack = await fetchWithAuth(o, 'POST', o.href, this.headers, '{"jsonrpc":"2.0","method":"notifications/initialized"}', signal);
     if (!ack.ok) throw await statusError(o, 'POST', ack, 'notifications/initialized for a new session');
     await drain(ack);
     this.owner.log(`${o.label}: started a new session`);
@@ -189,7 +227,7 @@ export class StreamableHttpSession {
   }
 
   /** The answer to our own request `id`, from a JSON body or an SSE stream. */
-  private ownAnswer(res: Response, id: string): Promise<unknown> {
+  private ownAnswer(res: Response, id: string, signal: AbortSignal): Promise<unknown> {
     if (!isEventStream(res.headers.get('content-type'))) {
       return readTextLimited(res, this.owner.o.maxMessageBytes, 'the answer to initialize for a new session').then((text) => {
         const value: unknown = JSON.parse(text);
@@ -198,7 +236,7 @@ export class StreamableHttpSession {
         return answer;
       });
     }
-    return this.owner.streams.readOwnAnswer(res, id, this.owner.closeSignal());
+    return this.owner.streams.readOwnAnswer(res, id, signal);
   }
 
   private buildPostHeaders(): Record<string, string> {
@@ -207,4 +245,12 @@ export class StreamableHttpSession {
     if (this.protocolVersion !== undefined) headers['mcp-protocol-version'] = this.protocolVersion;
     return headers;
   }
+}
+
+/**
+ * A value the server sent, as an error shows it: quoted (JSON.stringify escapes line ends and
+ * control characters) and cut to a short excerpt, however long it is.
+ */
+function shown(value: unknown): string {
+  return excerptText(JSON.stringify(value) ?? String(value), 80);
 }

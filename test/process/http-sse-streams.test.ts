@@ -34,6 +34,8 @@ interface Script {
   initialize?(call: Call, result: unknown): void;
   /** Answers a GET (default 405). `n`: how many GETs came before, this one included. */
   get?(req: http.IncomingMessage, res: http.ServerResponse, n: number): void;
+  /** Answers a POST of a notification or a response (default: notifications 202, responses 400). */
+  owedNothing?(res: http.ServerResponse): void;
 }
 
 interface Served {
@@ -42,6 +44,8 @@ interface Served {
   /** Last-Event-ID of each GET, as the bytes that arrived (decoded as UTF-8), or null. */
   readonly lastEventIds: (string | null)[];
   gets(): number;
+  /** Connections the server accepted. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -49,6 +53,7 @@ interface Served {
 async function serve(script: Script): Promise<Served> {
   const lastEventIds: (string | null)[] = [];
   let gets = 0;
+  let connections = 0;
   const server = http.createServer((req, res) => {
     if (req.method === 'GET') {
       gets++;
@@ -71,7 +76,8 @@ async function serve(script: Script): Promise<Served> {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
       };
-      if (message.id === undefined) res.writeHead(202).end();
+      if (script.owedNothing && (message.id === undefined || message.method === undefined)) script.owedNothing(res);
+      else if (message.id === undefined) res.writeHead(202).end();
       else if (message.method === 'initialize') {
         const result = { protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {}, logging: {} }, serverInfo: { name: 'sse-streams', version: '1.0.0' } };
         if (script.initialize) script.initialize({ id: message.id, text: '', req, res }, result);
@@ -83,6 +89,7 @@ async function serve(script: Script): Promise<Served> {
       } else res.writeHead(400).end('not here');
     });
   });
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
@@ -90,6 +97,7 @@ async function serve(script: Script): Promise<Served> {
     port,
     lastEventIds,
     gets: () => gets,
+    connections: () => connections,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -134,6 +142,7 @@ function client(url: string, transport: Partial<HttpTransportOptions> = {}) {
   c.onLogMessage((params) => notes.push(String(params.data)));
   return {
     c,
+    t,
     warnings,
     logs,
     closes,
@@ -402,6 +411,80 @@ describe('POST answer streams the server keeps open after the answer', () => {
       assert.ok(!held[0].writableEnded, 'the server never ended it');
     } finally {
       for (const res of held) res.destroy();
+      await k.stop();
+      await s.close();
+    }
+  });
+});
+
+describe('a POST that owes nothing (notifications, our answers) answered with an event stream', () => {
+  const notification = { jsonrpc: '2.0', method: 'notifications/roots/list_changed' };
+  const response = (i: number) => ({ jsonrpc: '2.0', id: `server-ping-${i}`, result: {} });
+
+  test('a stream that never sends a byte is let go after the grace: no socket of it stays open', { timeout: 20_000 }, async () => {
+    const held: http.ServerResponse[] = [];
+    let open = 0;
+    const s = await serve({
+      owedNothing: (res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.flushHeaders();
+        open++;
+        res.on('close', () => open--);
+        held.push(res);
+      },
+    });
+    const k = client(s.url, { acceptTimeoutMs: 5000 });
+    try {
+      await k.c.connect();
+      // As many notifications as answers to requests of the server's (a ping on the GET stream).
+      await Promise.all(Array.from({ length: 40 }, (_, i) => k.t.send(i % 2 ? notification : response(i))));
+      // notifications/initialized of the handshake was answered so too.
+      assert.equal(held.length, 41);
+      await waitFor(() => open === 0, 4000, `the streams closed after the grace (${open} of 41 open)`);
+      await waitFor(() => socketsTo(s.port).length <= 1, 2000, `sockets closed (${socketsTo(s.port).length} open)`);
+      assert.ok(held.every((res) => !res.writableEnded), 'the server never ended a stream');
+      // The session goes on.
+      assert.equal(await k.call('after'), 'after');
+      assert.deepEqual(k.closes, []);
+      assert.deepEqual(k.warnings, []);
+    } finally {
+      for (const res of held) res.destroy();
+      await k.stop();
+      await s.close();
+    }
+  });
+
+  test('a stream the server ends promptly leaves its connection to be used again', { timeout: 20_000 }, async () => {
+    let ended = 0;
+    let n = 0;
+    const s = await serve({
+      owedNothing: (res) => {
+        res.on('finish', () => ended++);
+        // Every other one ends with its headers; the others a little later, with a comment first.
+        if (n++ % 2 === 0) res.writeHead(200, { 'content-type': 'text/event-stream' }).end();
+        else {
+          res.writeHead(200, { 'content-type': 'text/event-stream' });
+          res.write(': nothing to say\n\n');
+          setTimeout(() => res.end(), 20);
+        }
+      },
+    });
+    const k = client(s.url);
+    try {
+      await k.c.connect();
+      await waitFor(() => ended === 1, 2000, 'the answer to notifications/initialized');
+      await sleep(5);
+      const before = s.connections();
+      for (let i = 0; i < 20; i++) {
+        await k.t.send(i % 2 ? notification : response(i));
+        await waitFor(() => ended === i + 2, 2000, `the stream of message ${i} ended`);
+        // Its socket is back in the pool before the next message goes.
+        await sleep(5);
+      }
+      assert.equal(s.connections() - before, 0, `${s.connections() - before} new connections for 20 messages`);
+      assert.equal(await k.call('after'), 'after');
+      assert.deepEqual(k.closes, []);
+    } finally {
       await k.stop();
       await s.close();
     }

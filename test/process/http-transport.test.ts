@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { httpEraCache } from '../../src/protocol/eraCache';
 import { endpointKeyOf, getStreamMemory, legacySseEndpoints } from '../../src/transport/endpointMemory';
-import { freePort, makeHttpClient, startHttpFixture, type HttpServerProcess, type HttpStarted } from '../helpers/http';
+import { freePort, makeHttpClient, settledWithin, startHttpFixture, type HttpServerProcess, type HttpStarted } from '../helpers/http';
 import { waitFor } from '../helpers/servers';
 
 /** Runs `body` with a fixture server and a client over Streamable HTTP; stops both after. */
@@ -314,6 +314,139 @@ describe('Streamable HTTP transport against fault fixtures', () => {
     });
   });
 });
+
+describe('a session renewal has a deadline', () => {
+  test('a server that never answers the replayed initialize: requests fail within acceptTimeoutMs, the transport is lost, later requests fail at once', async () => {
+    const s0 = await expiringSessionServer('hang');
+    const s = makeHttpClient('http', s0.url, { label: 'renewal', transport: { acceptTimeoutMs: 300 }, requestTimeoutMs: 10_000 });
+    try {
+      await s.client.connect();
+      assert.equal(text(await s.client.callTool('echo', { text: 'before' })), 'before');
+      s0.expire();
+      const started = Date.now();
+      // The request that meets the 404, and one sent while the renewal waits.
+      const first = s.client.callTool('echo', { text: 'a' });
+      await new Promise((r) => setTimeout(r, 50));
+      const second = s.client.callTool('echo', { text: 'b' });
+      for (const call of [first, second]) {
+        const settled = await settledWithin(call, 5000);
+        assert.ok(settled !== 'pending', 'a request waited on the renewal past its deadline');
+        assert.ok('error' in settled);
+        assert.match(String(settled.error), /did not answer the new session's initialize within 300 ms/);
+      }
+      assert.ok(Date.now() - started < 3000, `failed after ${Date.now() - started} ms`);
+      assert.equal(s0.renewals(), 1);
+      await waitFor(() => s.closes.length === 1, 3000, 'onClose');
+      assert.equal(s.closes[0].expected, false);
+      assert.match(s.closes[0].reason, /a new one could not be started: the server did not answer the new session's initialize within 300 ms/);
+      const later = await settledWithin(s.client.callTool('echo', { text: 'c' }), 1000);
+      assert.ok(later !== 'pending' && 'error' in later, 'a later request waited');
+      assert.ok(later.error instanceof McpError, String(later.error));
+    } finally {
+      await s.stop();
+      await s0.close();
+    }
+  });
+
+  test('a renewal answered on an event stream within the deadline works, and the deadline does not fire later', async () => {
+    const s0 = await expiringSessionServer('sse');
+    const s = makeHttpClient('http', s0.url, { label: 'renewal', transport: { acceptTimeoutMs: 300 } });
+    try {
+      await s.client.connect();
+      s0.expire();
+      assert.equal(text(await s.client.callTool('echo', { text: 'renewed' })), 'renewed');
+      assert.equal(s0.renewals(), 1);
+      // Past the deadline: the session and the transport are still fine.
+      await new Promise((r) => setTimeout(r, 400));
+      assert.equal(text(await s.client.callTool('echo', { text: 'later' })), 'later');
+      assert.deepEqual(s.closes, []);
+      assert.ok(s.transportLogs.some((l) => /started a new session/.test(l)), s.transportLogs.join('\n'));
+    } finally {
+      await s.stop();
+      await s0.close();
+    }
+  });
+
+  test("a new session's other protocol version is quoted as a short excerpt in the reason, however long", async () => {
+    const s0 = await expiringSessionServer('version');
+    const s = makeHttpClient('http', s0.url, { label: 'renewal' });
+    try {
+      await s.client.connect();
+      s0.expire();
+      await assert.rejects(s.client.callTool('echo', { text: 'x' }), (err: unknown) => err instanceof McpError && /negotiated protocol version/.test(err.message));
+      await waitFor(() => s.closes.length === 1, 3000, 'onClose');
+      const reason = s.closes[0].reason;
+      assert.ok(reason.length < 400, `a reason of ${reason.length} characters`);
+      assert.ok(!/[\x00-\x1f]/.test(reason), JSON.stringify(reason.slice(0, 200)));
+      assert.match(reason, /negotiated protocol version "2025-06-18\\n\[error\] forged\\u001b\[2Kvvv/);
+    } finally {
+      await s.stop();
+      await s0.close();
+    }
+  });
+});
+
+/**
+ * A Streamable HTTP server (legacy era) whose session s1 expires on expire() (404 for its id).
+ * The replayed initialize of the renewal is then: never answered ('hang'); answered on an event
+ * stream kept open ('sse'); or answered with another protocol version, a megabyte long with a
+ * line end and an escape character in it ('version').
+ */
+async function expiringSessionServer(renewal: 'hang' | 'sse' | 'version') {
+  const held: http.ServerResponse[] = [];
+  let sessions = 0;
+  let expired = false;
+  const server = http.createServer((req, res) => {
+    if (req.method === 'GET') {
+      res.writeHead(405).end();
+      return;
+    }
+    if (req.method !== 'POST') {
+      res.writeHead(200).end();
+      return;
+    }
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      const message = JSON.parse(body) as { id?: number | string; method: string; params?: { protocolVersion?: string; arguments?: { text?: string } } };
+      const session = req.headers['mcp-session-id'];
+      const reply = (result: unknown, headers: Record<string, string> = {}) => {
+        res.writeHead(200, { 'content-type': 'application/json', ...headers });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      };
+      if (message.method === 'initialize') {
+        const id = `s${++sessions}`;
+        const result = { protocolVersion: message.params?.protocolVersion ?? '2025-06-18', capabilities: { tools: {} }, serverInfo: { name: 'expiring', version: '1.0.0' } };
+        if (sessions === 1) reply(result, { 'mcp-session-id': id });
+        else if (renewal === 'hang') held.push(res);
+        else if (renewal === 'version') reply({ ...result, protocolVersion: `2025-06-18\n[error] forged\x1b[2K${'v'.repeat(1_000_000)}` }, { 'mcp-session-id': id });
+        else {
+          res.writeHead(200, { 'content-type': 'text/event-stream', 'mcp-session-id': id });
+          res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n\n`);
+          held.push(res);
+        }
+        return;
+      }
+      if (expired && session === 's1') res.writeHead(404).end();
+      else if (message.id === undefined) res.writeHead(202).end();
+      else if (message.method === 'tools/call') reply({ content: [{ type: 'text', text: message.params?.arguments?.text ?? '' }] });
+      else res.writeHead(400).end('not here');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    expire: () => (expired = true),
+    /** Initialize requests after the first. */
+    renewals: () => Math.max(0, sessions - 1),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const res of held) res.destroy();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
 
 describe('legacy HTTP+SSE transport and the fallback', () => {
   test("type 'http' against a legacy-only server falls back to HTTP+SSE and works", async () => {

@@ -329,6 +329,13 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
       assert.deepEqual(await settledWithin(readBody.read(() => true), 2_000), { value: 'ended' });
     });
 
+    test('a stream that owes nothing from the start still hands over what its first chunk carries, and ends', async () => {
+      const events: EventSourceMessage[] = [];
+      const res = await nodeFetch(`${base}/bom-sse`);
+      await readEventStream(res, { onEvent: (e) => events.push(e), onRetry: () => undefined }, 1000, () => true);
+      assert.deepEqual(events.map((e) => e.data), ['{"a":1}']);
+    });
+
     test('time slices: a chunk after an idle body starts a new slice (no pause per sparse event); a long run of work pauses', async () => {
       /** Reads `path` with `workMs` of busy work per chunk; counts the reader's pauses of the message. */
       const pausesWhileReading = async (path: string, workMs: number) => {
