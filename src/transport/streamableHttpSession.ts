@@ -3,12 +3,13 @@
 // ours (HTTP 404: the client's initialize replayed under an id of our own, then
 // notifications/initialized); and DELETE to end it at close.
 
-import { DELETE_TIMEOUT_MS, HttpTransportError, drain, excerptText, fetchWithAuth, isEventStream, statusError, type ResolvedHttpOptions } from './httpShared';
+import { DELETE_TIMEOUT_MS, HttpTransportError, drain, fetchWithAuth, isEventStream, statusError, type ResolvedHttpOptions } from './httpShared';
 import { readTextLimited } from './httpBody';
 import type { ResumableStreams } from './resumableStreams';
 import { isResponseTo } from './streamableHttpMessages';
 import type { TransportWarning } from './transport';
 import { errorMessage } from '../util/errorMessage';
+import { shownServerMessage, shownServerValue } from '../util/serverText';
 
 const JSON_AND_SSE = 'application/json, text/event-stream';
 /** Visible ASCII, as the spec requires of session ids (and as HTTP header values allow). */
@@ -202,14 +203,14 @@ export class StreamableHttpSession {
     const answer = (await this.ownAnswer(res, id, signal)) as { result?: { protocolVersion?: unknown }; error?: { message?: unknown } };
     if (answer.error !== undefined || answer.result === undefined) {
       const message = answer.error?.message;
-      throw new HttpTransportError(`the server refused a new session: ${message === undefined ? 'no result' : shown(message)}`, {
+      throw new HttpTransportError(`the server refused a new session: ${message === undefined ? 'no result' : typeof message === 'string' ? shownServerMessage(message) : shownServerValue(message)}`, {
         code: 'EPROTO',
         url: o.shownUrl,
         label: o.label,
       });
     }
     if (version !== undefined && answer.result.protocolVersion !== version) {
-      throw new HttpTransportError(`the new session negotiated protocol version ${shown(answer.result.protocolVersion)} instead of ${version}`, {
+      throw new HttpTransportError(`the new session negotiated protocol version ${shownServerValue(answer.result.protocolVersion)} instead of ${version}`, {
         code: 'EPROTO',
         url: o.shownUrl,
         label: o.label,
@@ -245,12 +246,4 @@ export class StreamableHttpSession {
     if (this.protocolVersion !== undefined) headers['mcp-protocol-version'] = this.protocolVersion;
     return headers;
   }
-}
-
-/**
- * A value the server sent, as an error shows it: quoted (JSON.stringify escapes line ends and
- * control characters) and cut to a short excerpt, however long it is.
- */
-function shown(value: unknown): string {
-  return excerptText(JSON.stringify(value) ?? String(value), 80);
 }

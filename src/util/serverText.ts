@@ -36,3 +36,8 @@ export function shownServerMessage(text: string, max = 300): string {
   const line = (text.length > max ? text.slice(0, max) : text).replace(/\s+/g, ' ').replace(UNSHOWN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return text.length > max ? `${line}…` : line;
 }
+
+/** A value a server sent where a string belongs: a string as shownServerText shows it, anything else as its JSON. */
+export function shownServerValue(value: unknown, max = 40): string {
+  return shownServerText(typeof value === 'string' ? value : String(JSON.stringify(value)), max);
+}
