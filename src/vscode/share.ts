@@ -7,6 +7,7 @@ import { Gateway } from '../host/gateway/gateway';
 import { isToolDisabled, readShareSetting, shareDecision, type ShareDecision } from '../host/gateway/sharing';
 import type { ServerConnection } from '../host/serverConnection';
 import { Commands } from './commandIds';
+import { startSetting } from './configLoader';
 import type { HostController } from './hostController';
 
 /** The provider id, also in package.json's contributes.mcpServerDefinitionProviders. */
@@ -41,9 +42,23 @@ export function canShareWithChat(): boolean {
   return mcpApi() !== undefined;
 }
 
-/** What the tree shows about a server's sharing. */
+/** What the tree shows about a server's sharing. In an untrusted workspace, the user's setting alone decides. */
 export function shareState(server: Pick<ServerConnection, 'name' | 'source'>): ShareDecision {
-  return shareDecision(readShareSetting(vscode.workspace.getConfiguration('mcpHost').get('share')), server);
+  return shareDecision(readShareSetting(startSetting<unknown>('share', undefined)), server);
+}
+
+/**
+ * mcpHost.tools.disabled as it applies: in an untrusted workspace the user's list alone (a cloned
+ * repository's settings must not give the chat a tool the user turned off; VS Code hides a
+ * restricted setting's workspace value there anyway).
+ */
+export function disabledToolsSetting(): unknown {
+  return startSetting<unknown>('tools.disabled', []);
+}
+
+/** Where a change of the share list or the disabled tools goes: the workspace, unless it is untrusted (its value would not count). */
+function settingTarget(): vscode.ConfigurationTarget {
+  return vscode.workspace.isTrusted ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
 }
 
 /** The tree's note on a server: shared, or left out because VS Code runs its own copy. */
@@ -60,16 +75,18 @@ async function toggleShare(controller: HostController, server: ServerConnection)
   const config = vscode.workspace.getConfiguration('mcpHost');
   const shared = controller.registry.servers.filter((s) => shareState(s) === 'shared').map((s) => s.name);
   const next = shared.includes(server.name) ? shared.filter((n) => n !== server.name) : [...shared, server.name];
-  await config.update('share', next.length > 0 ? next : 'none', vscode.ConfigurationTarget.Workspace);
+  await config.update('share', next.length > 0 ? next : 'none', settingTarget());
 }
 
 /** Adds or removes `server/tool` in mcpHost.tools.disabled. */
 async function toggleTool(serverName: string, toolName: string): Promise<void> {
   const config = vscode.workspace.getConfiguration('mcpHost');
-  const disabled = config.get<unknown[]>('tools.disabled', []).filter((v): v is string => typeof v === 'string');
+  const target = settingTarget();
+  const current = target === vscode.ConfigurationTarget.Global ? config.inspect<unknown[]>('tools.disabled')?.globalValue : config.get<unknown[]>('tools.disabled');
+  const disabled = (Array.isArray(current) ? current : []).filter((v): v is string => typeof v === 'string');
   const key = `${serverName}/${toolName}`;
   const next = disabled.includes(key) ? disabled.filter((v) => v !== key) : [...disabled, key];
-  await config.update('tools.disabled', next, vscode.ConfigurationTarget.Workspace);
+  await config.update('tools.disabled', next, target);
 }
 
 export class SharedServers implements vscode.Disposable {
@@ -82,7 +99,7 @@ export class SharedServers implements vscode.Disposable {
 
   constructor(private readonly controller: HostController) {
     this.gateway = new Gateway({
-      isToolDisabled: (server, tool) => isToolDisabled(vscode.workspace.getConfiguration('mcpHost').get('tools.disabled'), server, tool),
+      isToolDisabled: (server, tool) => isToolDisabled(disabledToolsSetting(), server, tool),
     });
   }
 

@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { REPO_ROOT, activateExtension, waitFor, waitForState } from './helpers';
+import { disabledToolsSetting, shareState } from '../../src/vscode/share';
+import { isToolDisabled } from '../../src/host/gateway/sharing';
 
 const GOOD_SERVER = path.join(REPO_ROOT, 'test', 'fixtures', 'good-server.mjs');
 
@@ -84,6 +86,37 @@ async function setSetting(key: string, value: unknown, target: vscode.Configurat
       await setSetting('otherHosts', undefined, vscode.ConfigurationTarget.Global);
       await api.controller.reload();
       fs.rmSync(clineFile, { force: true });
+      await api.controller.shutdown();
+    }
+  });
+
+  it("the workspace's settings cannot share the user's servers with the chat, nor give it a tool the user turned off", async () => {
+    const api = await activateExtension();
+    const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } } };
+    for (const key of ['mcpHost.share', 'mcpHost.tools.disabled']) {
+      assert.ok(pkg.capabilities.untrustedWorkspaces.restrictedConfigurations.includes(key), `${key} is a restricted setting`);
+    }
+    try {
+      await setSetting('servers', { 'user-shared': { command: 'node', args: [GOOD_SERVER] } }, vscode.ConfigurationTarget.Global);
+      await setSetting('tools.disabled', ['user-shared/echo'], vscode.ConfigurationTarget.Global);
+      await setSetting('share', 'all', vscode.ConfigurationTarget.Workspace);
+      await setSetting('tools.disabled', ['good/echo'], vscode.ConfigurationTarget.Workspace);
+      await api.controller.reload();
+      const server = await waitFor(() => api.controller.registry.findByName('user-shared'), 'the user server to be listed');
+      assert.equal(shareState(server), 'not-shared', "the workspace's 'all' shares nothing");
+      const disabled = disabledToolsSetting();
+      assert.equal(isToolDisabled(disabled, 'user-shared', 'echo'), true, "the user's disabled tool stays disabled");
+      // The user's list alone applies (VS Code hides a restricted setting's workspace value here).
+      assert.equal(isToolDisabled(disabled, 'good', 'echo'), false);
+      // The user's own choice still shares it (so the check above looked at the right setting).
+      await setSetting('share', ['user-shared'], vscode.ConfigurationTarget.Global);
+      assert.equal(shareState(server), 'shared');
+    } finally {
+      await setSetting('share', undefined, vscode.ConfigurationTarget.Workspace);
+      await setSetting('tools.disabled', undefined, vscode.ConfigurationTarget.Workspace);
+      await setSetting('share', undefined, vscode.ConfigurationTarget.Global);
+      await setSetting('tools.disabled', undefined, vscode.ConfigurationTarget.Global);
+      await setSetting('servers', undefined, vscode.ConfigurationTarget.Global);
       await api.controller.shutdown();
     }
   });
