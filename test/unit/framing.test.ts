@@ -288,7 +288,7 @@ describe('LineDecoder', () => {
     assert.equal(data.length, total - prefix.length - (suffix.length - 1));
   });
 
-  test('linear: a 50 MB message in 16 KiB chunks is concatenated once and decoded fast', () => {
+  test('linear: a 50 MB message in 16 KiB chunks is concatenated once, and decoded once', () => {
     const size = 50 * 1000 * 1000;
     const big = Buffer.alloc(size, 0x62);
     big[0] = 0x22; // "
@@ -304,18 +304,17 @@ describe('LineDecoder', () => {
       concatBytes += out.length;
       return out;
     }) as typeof Buffer.concat;
-    const t0 = process.hrtime.bigint();
+    // Counted, not timed (a loaded CI machine took 1.25 s where an idle one takes 0.4): one
+    // concatenation of the whole message is what keeps it linear.
     try {
       for (let off = 0; off < size; off += 16 * 1024) decoder.push(big.subarray(off, off + 16 * 1024));
     } finally {
       Buffer.concat = originalConcat;
     }
-    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     assert.equal(messages.length, 1);
     assert.equal((messages[0] as string).length, size - 3);
     assert.equal(concatCalls, 1, 'the chunks of one message are concatenated exactly once');
     assert.equal(concatBytes, size - 1);
-    assert.ok(ms < 1000, `took ${ms.toFixed(0)} ms`);
   });
 });
 
