@@ -7,14 +7,16 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { Gateway } from '../../src/host/gateway/gateway';
 import { buildTimeline } from '../../src/host/traffic';
 import { buildTrafficModel } from '../../src/vscode/traffic/trafficRows';
+import type { ClientRequestHandlers } from '../../src/protocol/client';
 import { testEnvironment } from '../helpers/host';
+import { EVERYTHING } from '../helpers/servers';
 import { fixture } from '../helpers/paths';
 
 describe('the gateway in front of a ServerConnection', () => {
@@ -94,5 +96,80 @@ describe('the gateway in front of a ServerConnection', () => {
       disabled.delete('echo');
     }
     assert.ok((await client.listTools()).tools.some((t) => t.name === 'echo'));
+  });
+});
+
+describe("the gateway: a server's questions go to the one that can have caused them", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-host-ask-'));
+  const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'workspace', workspaceFolder: dir };
+  const def: ServerDefinition = { type: 'stdio', name: 'everything', command: process.execPath, args: EVERYTHING, env: {}, source };
+  const gateway = new Gateway();
+  const personAsked: string[] = [];
+  const editor: ClientRequestHandlers = {
+    elicit: async (params) => {
+      personAsked.push(String(params.message));
+      return { action: 'decline' };
+    },
+  };
+  const server = new ServerConnection(def, serverId(def), def.name, source, testEnvironment([], { handlers: gateway.serverRequestHandlers('everything', editor) }));
+  const agentAsked: string[] = [];
+  const clients: Client[] = [];
+
+  async function agent(name: string, capabilities: Record<string, unknown>): Promise<Client> {
+    const client = new Client({ name, version: '1' }, { capabilities });
+    if (capabilities.elicitation) {
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        agentAsked.push(request.params.message);
+        return { action: 'accept', content: { name: 'the agent' } };
+      });
+    }
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.urlOf('everything')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+    clients.push(client);
+    return client;
+  }
+
+  before(async () => {
+    await gateway.listen();
+    await server.start();
+    gateway.share(server);
+  });
+
+  after(async () => {
+    for (const client of clients) await client.close();
+    await gateway.close();
+    await server.stop();
+    server.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the person's own call while an agent has a call in flight: the person is asked, not the agent", async () => {
+    personAsked.length = 0;
+    agentAsked.length = 0;
+    const client = await agent('chat-agent', { elicitation: {} });
+    const abort = new AbortController();
+    const busy = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } }, undefined, { signal: abort.signal }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    const result = await server.callTool('trigger-elicitation-request', {});
+    abort.abort();
+    await busy;
+    assert.equal(personAsked.length, 1, 'the person was asked');
+    assert.deepEqual(agentAsked, [], 'the agent was not asked');
+    assert.match(JSON.stringify(result.content), /decline/i);
+  });
+
+  test("an agent's own call: the agent is asked; an agent that cannot answer: the person is, and the call does not fail", async () => {
+    personAsked.length = 0;
+    agentAsked.length = 0;
+    const asking = await agent('asking-agent', { elicitation: {} });
+    const answered = await asking.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+    assert.equal(agentAsked.length, 1);
+    assert.deepEqual(personAsked, []);
+    assert.match(JSON.stringify(answered.content), /accept/i);
+    const mute = await agent('mute-agent', {});
+    const fallen = await mute.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+    assert.equal(agentAsked.length, 1, 'no second question to an agent');
+    assert.equal(personAsked.length, 1, 'the person was asked instead');
+    assert.match(JSON.stringify(fallen.content), /decline/i);
+    assert.notEqual(fallen.isError, true);
   });
 });

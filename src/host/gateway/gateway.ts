@@ -113,19 +113,26 @@ export class Gateway implements Disposable {
   }
 
   /**
-   * The handlers a shared server's connection uses for the server's own requests: each goes to the
-   * gateway client whose request is in flight (the one that caused it), else nowhere.
+   * The handlers a shared server's connection uses for the server's own requests (sampling,
+   * elicitation). Nothing in such a request says which of our requests caused it: over stdio the
+   * protocol ties none to a request, and the connection does not say on which HTTP stream one came.
+   * So it goes to a gateway client only when that client is the one possible cause (causingSession);
+   * otherwise, and when that client cannot answer (no such capability, an error), to `fallback`,
+   * the editor's handlers, which ask the person.
    */
   serverRequestHandlers(serverName: string, fallback: ClientRequestHandlers = {}): ClientRequestHandlers {
-    const route = (method: string, params: Record<string, unknown>, ctx: IncomingRequestContext) => {
+    const route = (method: string, params: Record<string, unknown>, ctx: IncomingRequestContext, editor: Handler | undefined) => {
       const session = this.causingSession(serverName);
-      if (!session) return undefined;
-      return session.requestFromServer(method, params, ctx.signal);
+      if (!session) return refuse(editor, method, params, ctx);
+      return session.requestFromServer(method, params, ctx.signal).catch((err: unknown) => {
+        if (ctx.signal.aborted || !editor) throw err;
+        return editor(params, ctx);
+      });
     };
     return {
       listRoots: fallback.listRoots,
-      createMessage: (params, ctx) => route('sampling/createMessage', params, ctx) ?? refuse(fallback.createMessage, 'sampling/createMessage', params, ctx),
-      elicit: (params, ctx) => route('elicitation/create', params, ctx) ?? refuse(fallback.elicit, 'elicitation/create', params, ctx),
+      createMessage: (params, ctx) => route('sampling/createMessage', params, ctx, fallback.createMessage),
+      elicit: (params, ctx) => route('elicitation/create', params, ctx, fallback.elicit),
     };
   }
 
@@ -247,18 +254,31 @@ export class Gateway implements Disposable {
     for (const session of this.sessions.values()) if (session.serverName === serverName) session.failInFlight(reason);
   }
 
+  /**
+   * The gateway session whose call caused a server's request, when no other can have: the one
+   * session with calls relayed to the server and not answered, while the host itself (the person,
+   * the editor) has nothing else in flight there. Two sessions, or a request of the host's own, and
+   * the question is the person's. In the modern era (2026-07-28) a server asks only in the results of
+   * our requests, and a relayed result goes back to its client as it is: whatever asks there is ours.
+   */
   private causingSession(serverName: string): GatewaySession | undefined {
-    let latest: GatewaySession | undefined;
+    const connection = this.shared.get(serverName)?.connection;
+    const client = connection?.client;
+    if (!connection || !client || client.era === 'modern') return undefined;
+    let cause: GatewaySession | undefined;
     for (const session of this.sessions.values()) {
-      if (session.serverName !== serverName || !session.hasRequestInFlight) continue;
-      if (!latest || session.lastRequestAt > latest.lastRequestAt) latest = session;
+      if (session.serverName !== serverName || session.relaying === 0) continue;
+      if (cause) return undefined;
+      cause = session;
     }
-    return latest;
+    return cause && connection.requestsInFlight <= cause.relaying ? cause : undefined;
   }
 }
 
+type Handler = (params: Record<string, unknown>, ctx: IncomingRequestContext) => Promise<Record<string, unknown>>;
+
 function refuse(
-  handler: ((params: Record<string, unknown>, ctx: IncomingRequestContext) => Promise<Record<string, unknown>>) | undefined,
+  handler: Handler | undefined,
   method: string,
   params: Record<string, unknown>,
   ctx: IncomingRequestContext,

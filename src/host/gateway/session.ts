@@ -32,8 +32,8 @@ export class GatewaySession {
   private standalone: http.ServerResponse | undefined;
   private nextServerRequest = 1;
   private closed = false;
-  /** When this session last sent a request (the server's own requests go to the latest caller). */
-  lastRequestAt = 0;
+  /** Calls of this session sent to the server and not yet answered (Gateway.causingSession). */
+  relaying = 0;
 
   constructor(
     readonly id: string,
@@ -45,10 +45,6 @@ export class GatewaySession {
     private readonly clientCapabilities: Record<string, unknown>,
     private readonly isToolDisabled?: (server: string, tool: string) => boolean,
   ) {}
-
-  get hasRequestInFlight(): boolean {
-    return this.inFlight.size > 0;
-  }
 
   async receive(message: Record<string, unknown>, res: http.ServerResponse): Promise<void> {
     const method = typeof message.method === 'string' ? message.method : undefined;
@@ -132,7 +128,6 @@ export class GatewaySession {
     res.flushHeaders();
     const call: InFlight = { abort: new AbortController(), stream: res };
     this.inFlight.set(id, call);
-    this.lastRequestAt = Date.now();
     res.on('close', () => {
       // The client went away: the server is told to stop working on it.
       if (this.inFlight.get(id) === call) {
@@ -165,13 +160,19 @@ export class GatewaySession {
     const { _meta: _dropped, ...rest } = params ?? {};
     const otherMeta = meta ? Object.fromEntries(Object.entries(meta).filter(([k]) => k !== 'progressToken')) : undefined;
     const relayed = { ...rest, ...(otherMeta && Object.keys(otherMeta).length > 0 ? { _meta: otherMeta } : {}) };
-    const result = await this.connection.relayRequest(method, params ? relayed : undefined, {
-      signal: call.abort.signal,
-      onProgress:
-        progressToken === undefined
-          ? undefined
-          : (update) => writeEvent(call.stream, { jsonrpc: '2.0', method: 'notifications/progress', params: { ...update, progressToken } }),
-    }, { via: 'gateway', name: this.clientName });
+    let result: Record<string, unknown>;
+    this.relaying++;
+    try {
+      result = await this.connection.relayRequest(method, params ? relayed : undefined, {
+        signal: call.abort.signal,
+        onProgress:
+          progressToken === undefined
+            ? undefined
+            : (update) => writeEvent(call.stream, { jsonrpc: '2.0', method: 'notifications/progress', params: { ...update, progressToken } }),
+      }, { via: 'gateway', name: this.clientName });
+    } finally {
+      this.relaying--;
+    }
     if (method === 'tools/list' && Array.isArray(result.tools) && this.isToolDisabled) {
       return { ...result, tools: result.tools.filter((t) => !(isRecord(t) && typeof t.name === 'string' && this.isToolDisabled!(this.serverName, t.name))) };
     }
