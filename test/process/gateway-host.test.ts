@@ -76,6 +76,26 @@ describe('the gateway in front of a ServerConnection', () => {
     assert.deepEqual(row?.origin, { via: 'gateway', name: 'chat-agent' });
   });
 
+  test('a request nested more than 512 levels deep is refused (-32600) before anything records or relays it', async () => {
+    const url = gateway.urlOf('good');
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${gateway.token}` };
+    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'deep', version: '1' } } };
+    const session = (await fetch(url, { method: 'POST', headers, body: JSON.stringify(initialize) })).headers.get('mcp-session-id')!;
+    const recorded = server.traffic.entries().length;
+    const depth = 5000;
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}`;
+    const res = await fetch(url, { method: 'POST', headers: { ...headers, 'Mcp-Session-Id': session }, body });
+    assert.equal(res.status, 400);
+    const answer = (await res.json()) as { id: unknown; error: { code: number; message: string } };
+    assert.equal(answer.id, 1);
+    assert.equal(answer.error.code, -32600);
+    assert.match(answer.error.message, /more than 512 levels deep/);
+    assert.equal(server.traffic.entries().length, recorded, 'nothing was recorded');
+    // The traffic view still draws.
+    buildTrafficModel([{ id: server.id, name: server.name, traffic: server.traffic, redact: (t: string) => t }], {});
+    await fetch(url, { method: 'DELETE', headers: { ...headers, 'Mcp-Session-Id': session } });
+  });
+
   test('a disabled tool is not listed and is refused with a message naming it', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes('echo'));

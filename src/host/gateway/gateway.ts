@@ -11,6 +11,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from '../../transport/framing';
 import { DisposableStore, type Disposable } from '../../util/disposable';
 import { errorMessage } from '../../util/errorMessage';
 import { isRecord } from '../../util/isRecord';
+import { MAX_MESSAGE_DEPTH, nestsDeeperThan, textMayNestDeeperThan } from '../../util/nesting';
 import type { ServerConnection } from '../serverConnection';
 import { checkRequestHeaders } from './guard';
 import { GatewaySession, negotiateVersion } from './session';
@@ -187,6 +188,11 @@ export class Gateway implements Disposable {
     } catch {
       return respondError(res, 400, undefined, ErrorCode.ParseError, 'body is not JSON');
     }
+    // As at every other arrival point (protocol/connection.ts): what the traffic view, the traces and
+    // the relay walk is refused before any of them sees it.
+    if (textMayNestDeeperThan(body.length) && nestsDeeperThan(message)) {
+      return respondError(res, 400, idOf(message), ErrorCode.InvalidRequest, `message nests more than ${MAX_MESSAGE_DEPTH} levels deep; refused`);
+    }
     if (!isRecord(message) || message.jsonrpc !== '2.0') return respondError(res, 400, undefined, ErrorCode.InvalidRequest, 'not a JSON-RPC 2.0 message');
     const id = message.id as string | number | undefined;
     if (message.method === 'initialize') return this.initialize(res, entry, id, message.params);
@@ -285,6 +291,12 @@ function refuse(
 ): Promise<Record<string, unknown>> {
   if (handler) return handler(params, ctx);
   return Promise.reject(new McpError(ErrorCode.MethodNotFound, `no client is there to answer ${method}`));
+}
+
+/** A message's id, when it has one a JSON-RPC error can carry. */
+function idOf(message: unknown): string | number | undefined {
+  const id = isRecord(message) ? message.id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 function header(req: http.IncomingMessage, name: string): string | undefined {
