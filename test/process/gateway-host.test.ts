@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ElicitRequestSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
@@ -22,7 +22,9 @@ import { fixture } from '../helpers/paths';
 describe('the gateway in front of a ServerConnection', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-host-'));
   const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'workspace', workspaceFolder: dir };
-  const def: ServerDefinition = { type: 'stdio', name: 'good', command: process.execPath, args: [fixture('good-server.mjs')], env: {}, source };
+  // A secret of the server's configuration: the host hides it wherever a person sees it.
+  const secret = 'Zq8vN3pL0wR7tY2uK5mB';
+  const def: ServerDefinition = { type: 'stdio', name: 'good', command: process.execPath, args: [fixture('good-server.mjs')], env: { API_TOKEN: secret }, source };
   const disabled = new Set(['add']);
   const gateway = new Gateway({ isToolDisabled: (server, tool) => server === 'good' && disabled.has(tool) });
   const server = new ServerConnection(def, serverId(def), def.name, source, testEnvironment([], { trafficCapacity: () => 1000 }));
@@ -94,6 +96,24 @@ describe('the gateway in front of a ServerConnection', () => {
     // The traffic view still draws.
     buildTrafficModel([{ id: server.id, name: server.name, traffic: server.traffic, redact: (t: string) => t }], {});
     await fetch(url, { method: 'DELETE', headers: { ...headers, 'Mcp-Session-Id': session } });
+  });
+
+  test("a server's log messages reach a client as the person's log has them (redacted, cut at 16 KiB); so do error messages", async () => {
+    const logged: Array<{ data: unknown }> = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params));
+    await server.callTool('log', { level: 'error', data: `upstream said 401 for token ${secret}` });
+    await server.callTool('log', { level: 'info', data: 'x'.repeat(2_000_000) });
+    await assert.rejects(client.callTool({ name: `no-such-tool-${secret}`, arguments: {} }), (err: Error) => {
+      assert.match(err.message, /Unknown tool: no-such-tool-\*\*\*/);
+      return true;
+    });
+    const deadline = Date.now() + 5000;
+    while (logged.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(logged.length, 2);
+    assert.equal(logged[0].data, 'upstream said 401 for token ***');
+    const long = String(logged[1].data);
+    assert.ok(long.length < 17 * 1024, `a 2 MB log line reached the client as ${long.length} characters`);
+    assert.match(long, /more characters cut\]$/);
   });
 
   test('a disabled tool is not listed and is refused with a message naming it', async () => {

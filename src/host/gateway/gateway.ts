@@ -6,6 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { ClientRequestHandlers } from '../../protocol/client';
 import type { IncomingRequestContext } from '../../protocol/connection';
+import type { LoggingMessageParams } from '../../protocol/schemas';
 import { ErrorCode, McpError } from '../../protocol/errors';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../transport/framing';
 import { DisposableStore, type Disposable } from '../../util/disposable';
@@ -248,7 +249,7 @@ export class Gateway implements Disposable {
     launch.add(client.onToolsListChanged(() => this.broadcast(entry.name, 'notifications/tools/list_changed')));
     launch.add(client.onResourcesListChanged(() => this.broadcast(entry.name, 'notifications/resources/list_changed')));
     launch.add(client.onPromptsListChanged(() => this.broadcast(entry.name, 'notifications/prompts/list_changed')));
-    launch.add(client.onLogMessage((params) => this.broadcast(entry.name, 'notifications/message', params as unknown as Record<string, unknown>)));
+    launch.add(client.onLogMessage((params) => this.broadcast(entry.name, 'notifications/message', asLogged(entry.connection, params))));
     launch.add(client.onClose(() => launch.dispose()));
   }
 
@@ -279,6 +280,21 @@ export class Gateway implements Disposable {
     }
     return cause && connection.requestsInFlight <= cause.relaying ? cause : undefined;
   }
+}
+
+/**
+ * A server's log message as the person's log has it (ProtocolTrace.logServerMessage): its data and
+ * logger name cut at LOG_LINE_MAX and redacted with the server's secrets. Data that needed neither
+ * keeps its form; other data becomes the text the log shows.
+ */
+function asLogged(connection: ServerConnection, params: LoggingMessageParams): Record<string, unknown> {
+  const text = typeof params.data === 'string' ? params.data : (JSON.stringify(params.data) ?? '');
+  const logged = connection.redactLogLine(text);
+  return {
+    ...params,
+    ...(params.logger === undefined ? {} : { logger: connection.redactLogLine(params.logger) }),
+    ...(logged === text ? {} : { data: logged }),
+  };
 }
 
 type Handler = (params: Record<string, unknown>, ctx: IncomingRequestContext) => Promise<Record<string, unknown>>;

@@ -139,7 +139,9 @@ export class GatewaySession {
     try {
       answer = { result: await this.answer(method, params, call) };
     } catch (err) {
-      answer = { error: err instanceof McpError ? err.toJson() : { code: ErrorCode.InternalError, message: errorMessage(err) } };
+      const error = err instanceof McpError ? err.toJson() : { code: ErrorCode.InternalError, message: errorMessage(err) };
+      // Redacted as the person's views show it.
+      answer = { error: { ...error, message: this.connection.redact(error.message) } };
     }
     if (this.inFlight.get(id) !== call || this.closed) return;
     this.inFlight.delete(id);
