@@ -116,6 +116,22 @@ describe('the gateway in front of a ServerConnection', () => {
     assert.match(long, /more characters cut\]$/);
   });
 
+  test('a request id already in flight in the session is refused; the first call keeps its answer', async () => {
+    const url = gateway.urlOf('good');
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${gateway.token}` };
+    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'reuser', version: '1' } } };
+    const session = (await fetch(url, { method: 'POST', headers, body: JSON.stringify(initialize) })).headers.get('mcp-session-id')!;
+    const post = (body: unknown) => fetch(url, { method: 'POST', headers: { ...headers, 'Mcp-Session-Id': session }, body: JSON.stringify(body) });
+    const first = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: { ms: 500 } } });
+    assert.equal(first.status, 200);
+    const second = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { text: 'again' } } });
+    assert.equal(second.status, 400);
+    assert.deepEqual(await second.json(), { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'request id 7 is already in flight in this session' } });
+    const answer = await Promise.race([first.text(), new Promise<string>((r) => setTimeout(() => r('no answer in 5 s'), 5000))]);
+    assert.match(answer, /"id":7,"result":.*slept 500ms/);
+    await fetch(url, { method: 'DELETE', headers: { ...headers, 'Mcp-Session-Id': session } });
+  });
+
   test('a disabled tool is not listed and is refused with a message naming it', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes('echo'));

@@ -15,7 +15,7 @@ import { isRecord } from '../../util/isRecord';
 import { MAX_MESSAGE_DEPTH, nestsDeeperThan, textMayNestDeeperThan } from '../../util/nesting';
 import type { ServerConnection } from '../serverConnection';
 import { checkRequestHeaders } from './guard';
-import { GatewaySession, negotiateVersion } from './session';
+import { GatewaySession, negotiateVersion, respondError } from './session';
 
 export interface GatewayOptions {
   /** The bearer token clients must send; a random one when absent. */
@@ -318,11 +318,6 @@ function idOf(message: unknown): string | number | undefined {
 function header(req: http.IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-export function respondError(res: http.ServerResponse, status: number, id: string | number | undefined, code: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message } }));
 }
 
 /** The body, counted while it arrives and cut at the limit. */

@@ -59,6 +59,11 @@ export class GatewaySession {
       res.writeHead(202).end();
       return;
     }
+    if (this.inFlight.has(id)) {
+      // The first call keeps its entry: its answer, and its cancellation when its stream closes.
+      respondError(res, 400, id, ErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} is already in flight in this session`);
+      return;
+    }
     await this.relay(id, method, isRecord(message.params) ? message.params : undefined, res);
   }
 
@@ -212,6 +217,11 @@ export class GatewaySession {
     for (const call of this.inFlight.values()) last = call.stream;
     return last ?? this.standalone;
   }
+}
+
+export function respondError(res: http.ServerResponse, status: number, id: string | number | undefined, code: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message } }));
 }
 
 function writeEvent(res: http.ServerResponse, message: unknown): void {
