@@ -20,10 +20,12 @@ export const SERVE_USAGE = `Usage: mcp-host serve --config FILE [--server NAME].
   on 127.0.0.1, one endpoint per server (printed), for other MCP clients on this machine. Clients
   send "Authorization: Bearer TOKEN"; requests with another Origin or Host are refused.
   --port N         the port (default: a free one)
-  --token T        the token (else one is generated)
-  --token-file F   read the token from F; when F does not exist, a generated one is written there
-                   (owner-only). Without --token or --token-file the generated token is written to
-                   an owner-only file whose path is printed.
+  --token T        the token (else one is generated); other users see it in the process list,
+                   so prefer --token-file
+  --token-file F   read the token from F, which must be yours and owner-only (chmod 600); when F
+                   does not exist, a generated one is written there (owner-only). Without --token
+                   or --token-file the generated token is written to an owner-only file whose path
+                   is printed.
 Ctrl-C stops the gateway and the servers. Exit status: 0 stopped; 2 usage or config error;
 3 no server could be started.`;
 
@@ -102,7 +104,7 @@ function loadServers(options: ServeOptions, io: CliIo): { servers: ServerDefinit
 function resolveToken(options: ServeOptions): { token: string; writtenTo?: string } {
   if (options.token !== undefined) return { token: options.token };
   if (options.tokenFile !== undefined && fs.existsSync(options.tokenFile)) {
-    const token = fs.readFileSync(options.tokenFile, 'utf8').trim();
+    const token = readOwnTokenFile(options.tokenFile).trim();
     if (token.length < 16) throw new UsageError(`the token in ${options.tokenFile} is shorter than 16 characters`);
     return { token };
   }
@@ -110,6 +112,32 @@ function resolveToken(options: ServeOptions): { token: string; writtenTo?: strin
   const file = options.tokenFile ?? path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-serve-')), 'token');
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600, flag: 'wx' });
   return { token, writtenTo: file };
+}
+
+/**
+ * The text of a token file only this user can have written or can read: a file of another user, or
+ * one open to the group or to others, may hold a token someone else planted or knows. Checked on
+ * the open file, so it cannot be swapped between the check and the read. POSIX only: Windows has
+ * no mode bits to check.
+ */
+function readOwnTokenFile(file: string): string {
+  const posix = process.platform !== 'win32';
+  // Non-blocking: a planted FIFO would hold the open until someone writes to it.
+  const fd = fs.openSync(file, posix ? fs.constants.O_RDONLY | fs.constants.O_NONBLOCK : 'r');
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) throw new UsageError(`the token file ${file} is not a regular file`);
+    const uid = posix ? process.getuid?.() : undefined;
+    if (uid !== undefined && stat.uid !== uid) {
+      throw new UsageError(`the token file ${file} belongs to another user (uid ${stat.uid}); use a file of your own, or remove it to have a new token written there`);
+    }
+    if (uid !== undefined && (stat.mode & 0o077) !== 0) {
+      throw new UsageError(`the token file ${file} is open to other users (mode ${(stat.mode & 0o777).toString(8)}); make it owner-only with 'chmod 600 ${file}', or remove it to have a new token written there`);
+    }
+    return fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 export async function runServe(argv: readonly string[], io: CliIo): Promise<number> {
@@ -125,6 +153,7 @@ export async function runServe(argv: readonly string[], io: CliIo): Promise<numb
     options = parsed;
     loaded = loadServers(options, io);
     token = resolveToken(options);
+    if (options.token !== undefined) io.stderr('mcp-host serve: warning: --token is visible to other users of this machine in the process list; --token-file F keeps it in an owner-only file\n');
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     io.stderr(`mcp-host serve: ${err.message}; see 'mcp-host serve --help'\n`);

@@ -18,7 +18,7 @@ import type { ConfigSource, ServerDefinition } from './config';
 import { describeLaunch, shownUrlOf } from './transportFactory';
 import { explainStartFailure } from './startFailure';
 import { RestartPolicy } from './restartPolicy';
-import { Redactor, definitionSecrets, redactingLogger } from './redact';
+import { Redactor, definitionSecrets, redactLogLine, redactingLogger } from './redact';
 import { VariableError } from './variables';
 import { TrafficRecorder } from './traffic';
 import type { ConnectionEnvironment } from './connection/environment';
@@ -97,6 +97,11 @@ export class ServerConnection extends RunningServerRequests implements Disposabl
    */
   redact(text: string): string {
     return this.redactor.redact(text);
+  }
+
+  /** A line of the server's as its log keeps it: cut at LOG_LINE_MAX, then redacted (redactLogLine). */
+  redactLogLine(line: string): string {
+    return redactLogLine(this.redactor, line);
   }
 
   get state(): ServerState {

@@ -7,20 +7,24 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { Gateway } from '../../src/host/gateway/gateway';
 import { buildTimeline } from '../../src/host/traffic';
 import { buildTrafficModel } from '../../src/vscode/traffic/trafficRows';
+import type { ClientRequestHandlers } from '../../src/protocol/client';
 import { testEnvironment } from '../helpers/host';
+import { EVERYTHING } from '../helpers/servers';
 import { fixture } from '../helpers/paths';
 
 describe('the gateway in front of a ServerConnection', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-host-'));
   const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'workspace', workspaceFolder: dir };
-  const def: ServerDefinition = { type: 'stdio', name: 'good', command: process.execPath, args: [fixture('good-server.mjs')], env: {}, source };
+  // A secret of the server's configuration: the host hides it wherever a person sees it.
+  const secret = 'Zq8vN3pL0wR7tY2uK5mB';
+  const def: ServerDefinition = { type: 'stdio', name: 'good', command: process.execPath, args: [fixture('good-server.mjs')], env: { API_TOKEN: secret }, source };
   const disabled = new Set(['add']);
   const gateway = new Gateway({ isToolDisabled: (server, tool) => server === 'good' && disabled.has(tool) });
   const server = new ServerConnection(def, serverId(def), def.name, source, testEnvironment([], { trafficCapacity: () => 1000 }));
@@ -74,6 +78,60 @@ describe('the gateway in front of a ServerConnection', () => {
     assert.deepEqual(row?.origin, { via: 'gateway', name: 'chat-agent' });
   });
 
+  test('a request nested more than 512 levels deep is refused (-32600) before anything records or relays it', async () => {
+    const url = gateway.urlOf('good');
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${gateway.token}` };
+    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'deep', version: '1' } } };
+    const session = (await fetch(url, { method: 'POST', headers, body: JSON.stringify(initialize) })).headers.get('mcp-session-id')!;
+    const recorded = server.traffic.entries().length;
+    const depth = 5000;
+    const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}}}`;
+    const res = await fetch(url, { method: 'POST', headers: { ...headers, 'Mcp-Session-Id': session }, body });
+    assert.equal(res.status, 400);
+    const answer = (await res.json()) as { id: unknown; error: { code: number; message: string } };
+    assert.equal(answer.id, 1);
+    assert.equal(answer.error.code, -32600);
+    assert.match(answer.error.message, /more than 512 levels deep/);
+    assert.equal(server.traffic.entries().length, recorded, 'nothing was recorded');
+    // The traffic view still draws.
+    buildTrafficModel([{ id: server.id, name: server.name, traffic: server.traffic, redact: (t: string) => t }], {});
+    await fetch(url, { method: 'DELETE', headers: { ...headers, 'Mcp-Session-Id': session } });
+  });
+
+  test("a server's log messages reach a client as the person's log has them (redacted, cut at 16 KiB); so do error messages", async () => {
+    const logged: Array<{ data: unknown }> = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params));
+    await server.callTool('log', { level: 'error', data: `upstream said 401 for token ${secret}` });
+    await server.callTool('log', { level: 'info', data: 'x'.repeat(2_000_000) });
+    await assert.rejects(client.callTool({ name: `no-such-tool-${secret}`, arguments: {} }), (err: Error) => {
+      assert.match(err.message, /Unknown tool: no-such-tool-\*\*\*/);
+      return true;
+    });
+    const deadline = Date.now() + 5000;
+    while (logged.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.equal(logged.length, 2);
+    assert.equal(logged[0].data, 'upstream said 401 for token ***');
+    const long = String(logged[1].data);
+    assert.ok(long.length < 17 * 1024, `a 2 MB log line reached the client as ${long.length} characters`);
+    assert.match(long, /more characters cut\]$/);
+  });
+
+  test('a request id already in flight in the session is refused; the first call keeps its answer', async () => {
+    const url = gateway.urlOf('good');
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${gateway.token}` };
+    const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'reuser', version: '1' } } };
+    const session = (await fetch(url, { method: 'POST', headers, body: JSON.stringify(initialize) })).headers.get('mcp-session-id')!;
+    const post = (body: unknown) => fetch(url, { method: 'POST', headers: { ...headers, 'Mcp-Session-Id': session }, body: JSON.stringify(body) });
+    const first = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'slow', arguments: { ms: 500 } } });
+    assert.equal(first.status, 200);
+    const second = await post({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'echo', arguments: { text: 'again' } } });
+    assert.equal(second.status, 400);
+    assert.deepEqual(await second.json(), { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'request id 7 is already in flight in this session' } });
+    const answer = await Promise.race([first.text(), new Promise<string>((r) => setTimeout(() => r('no answer in 5 s'), 5000))]);
+    assert.match(answer, /"id":7,"result":.*slept 500ms/);
+    await fetch(url, { method: 'DELETE', headers: { ...headers, 'Mcp-Session-Id': session } });
+  });
+
   test('a disabled tool is not listed and is refused with a message naming it', async () => {
     const names = (await client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes('echo'));
@@ -94,5 +152,80 @@ describe('the gateway in front of a ServerConnection', () => {
       disabled.delete('echo');
     }
     assert.ok((await client.listTools()).tools.some((t) => t.name === 'echo'));
+  });
+});
+
+describe("the gateway: a server's questions go to the one that can have caused them", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-host-ask-'));
+  const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'workspace', workspaceFolder: dir };
+  const def: ServerDefinition = { type: 'stdio', name: 'everything', command: process.execPath, args: EVERYTHING, env: {}, source };
+  const gateway = new Gateway();
+  const personAsked: string[] = [];
+  const editor: ClientRequestHandlers = {
+    elicit: async (params) => {
+      personAsked.push(String(params.message));
+      return { action: 'decline' };
+    },
+  };
+  const server = new ServerConnection(def, serverId(def), def.name, source, testEnvironment([], { handlers: gateway.serverRequestHandlers('everything', editor) }));
+  const agentAsked: string[] = [];
+  const clients: Client[] = [];
+
+  async function agent(name: string, capabilities: Record<string, unknown>): Promise<Client> {
+    const client = new Client({ name, version: '1' }, { capabilities });
+    if (capabilities.elicitation) {
+      client.setRequestHandler(ElicitRequestSchema, async (request) => {
+        agentAsked.push(request.params.message);
+        return { action: 'accept', content: { name: 'the agent' } };
+      });
+    }
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.urlOf('everything')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+    clients.push(client);
+    return client;
+  }
+
+  before(async () => {
+    await gateway.listen();
+    await server.start();
+    gateway.share(server);
+  });
+
+  after(async () => {
+    for (const client of clients) await client.close();
+    await gateway.close();
+    await server.stop();
+    server.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("the person's own call while an agent has a call in flight: the person is asked, not the agent", async () => {
+    personAsked.length = 0;
+    agentAsked.length = 0;
+    const client = await agent('chat-agent', { elicitation: {} });
+    const abort = new AbortController();
+    const busy = client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 5, steps: 5 } }, undefined, { signal: abort.signal }).catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 200));
+    const result = await server.callTool('trigger-elicitation-request', {});
+    abort.abort();
+    await busy;
+    assert.equal(personAsked.length, 1, 'the person was asked');
+    assert.deepEqual(agentAsked, [], 'the agent was not asked');
+    assert.match(JSON.stringify(result.content), /decline/i);
+  });
+
+  test("an agent's own call: the agent is asked; an agent that cannot answer: the person is, and the call does not fail", async () => {
+    personAsked.length = 0;
+    agentAsked.length = 0;
+    const asking = await agent('asking-agent', { elicitation: {} });
+    const answered = await asking.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+    assert.equal(agentAsked.length, 1);
+    assert.deepEqual(personAsked, []);
+    assert.match(JSON.stringify(answered.content), /accept/i);
+    const mute = await agent('mute-agent', {});
+    const fallen = await mute.callTool({ name: 'trigger-elicitation-request', arguments: {} });
+    assert.equal(agentAsked.length, 1, 'no second question to an agent');
+    assert.equal(personAsked.length, 1, 'the person was asked instead');
+    assert.match(JSON.stringify(fallen.content), /decline/i);
+    assert.notEqual(fallen.isError, true);
   });
 });

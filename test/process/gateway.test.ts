@@ -233,3 +233,54 @@ describe('mcp-host serve: the gateway with the SDK client as its peer', () => {
     }
   });
 });
+
+describe('mcp-host serve: the token', () => {
+  let dir: string;
+  let config: string;
+
+  /** Runs serve until it is ready (then stops it) or exits: what it printed and how it ended. */
+  async function run(args: string[]): Promise<{ ready: boolean; code: number | null; stderr: string }> {
+    const child = spawn(process.execPath, [CLI, 'serve', '--config', config, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const ready = await new Promise<boolean>((resolve) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        stdout += d.toString();
+        if (stdout.includes('ready\n')) resolve(true);
+      });
+      void exited.then(() => resolve(false));
+    });
+    if (ready) child.kill('SIGINT');
+    return { ready, code: await exited, stderr };
+  }
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-token-'));
+    config = path.join(dir, 'mcp.json');
+    fs.writeFileSync(config, JSON.stringify({ servers: { good: { type: 'stdio', command: process.execPath, args: [fixture('good-server.mjs')] } } }));
+  });
+
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  test('a token file open to other users is refused, naming the file and chmod 600; an owner-only one is used', { skip: process.platform === 'win32' }, async () => {
+    const planted = path.join(dir, 'planted-token');
+    fs.writeFileSync(planted, 'a-token-someone-else-knows-0123456789\n');
+    fs.chmodSync(planted, 0o644);
+    const refused = await run(['--token-file', planted]);
+    assert.equal(refused.ready, false, 'the gateway did not start with the planted token');
+    assert.equal(refused.code, 2);
+    assert.ok(refused.stderr.includes(`the token file ${planted} is open to other users (mode 644)`), refused.stderr);
+    assert.match(refused.stderr, /chmod 600/);
+    fs.chmodSync(planted, 0o600);
+    const used = await run(['--token-file', planted]);
+    assert.equal(used.ready, true, used.stderr);
+  });
+
+  test('--token works and warns that other users can see it in the process list', async () => {
+    const r = await run(['--token', 'a-token-on-the-command-line-0123']);
+    assert.equal(r.ready, true, r.stderr);
+    assert.match(r.stderr, /warning: --token is visible to other users of this machine in the process list; --token-file F/);
+  });
+});

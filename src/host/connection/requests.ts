@@ -21,6 +21,11 @@ export abstract class RunningServerRequests {
     return this.state.kind === 'running' ? this.state.client : undefined;
   }
 
+  /** Requests sent to the running server and not answered yet, ours and relayed ones (0 when not running). */
+  get requestsInFlight(): number {
+    return this.client?.connection.pendingCount ?? 0;
+  }
+
   /** Whether the running server declared a capability (false when it is not running). */
   hasCapability(capability: keyof ServerCapabilities): boolean {
     return this.client?.hasCapability(capability) ?? false;

@@ -6,14 +6,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { ClientRequestHandlers } from '../../protocol/client';
 import type { IncomingRequestContext } from '../../protocol/connection';
+import type { LoggingMessageParams } from '../../protocol/schemas';
 import { ErrorCode, McpError } from '../../protocol/errors';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../transport/framing';
 import { DisposableStore, type Disposable } from '../../util/disposable';
 import { errorMessage } from '../../util/errorMessage';
 import { isRecord } from '../../util/isRecord';
+import { MAX_MESSAGE_DEPTH, nestsDeeperThan, textMayNestDeeperThan } from '../../util/nesting';
 import type { ServerConnection } from '../serverConnection';
 import { checkRequestHeaders } from './guard';
-import { GatewaySession, negotiateVersion } from './session';
+import { GatewaySession, negotiateVersion, respondError } from './session';
 
 export interface GatewayOptions {
   /** The bearer token clients must send; a random one when absent. */
@@ -113,19 +115,26 @@ export class Gateway implements Disposable {
   }
 
   /**
-   * The handlers a shared server's connection uses for the server's own requests: each goes to the
-   * gateway client whose request is in flight (the one that caused it), else nowhere.
+   * The handlers a shared server's connection uses for the server's own requests (sampling,
+   * elicitation). Nothing in such a request says which of our requests caused it: over stdio the
+   * protocol ties none to a request, and the connection does not say on which HTTP stream one came.
+   * So it goes to a gateway client only when that client is the one possible cause (causingSession);
+   * otherwise, and when that client cannot answer (no such capability, an error), to `fallback`,
+   * the editor's handlers, which ask the person.
    */
   serverRequestHandlers(serverName: string, fallback: ClientRequestHandlers = {}): ClientRequestHandlers {
-    const route = (method: string, params: Record<string, unknown>, ctx: IncomingRequestContext) => {
+    const route = (method: string, params: Record<string, unknown>, ctx: IncomingRequestContext, editor: Handler | undefined) => {
       const session = this.causingSession(serverName);
-      if (!session) return undefined;
-      return session.requestFromServer(method, params, ctx.signal);
+      if (!session) return refuse(editor, method, params, ctx);
+      return session.requestFromServer(method, params, ctx.signal).catch((err: unknown) => {
+        if (ctx.signal.aborted || !editor) throw err;
+        return editor(params, ctx);
+      });
     };
     return {
       listRoots: fallback.listRoots,
-      createMessage: (params, ctx) => route('sampling/createMessage', params, ctx) ?? refuse(fallback.createMessage, 'sampling/createMessage', params, ctx),
-      elicit: (params, ctx) => route('elicitation/create', params, ctx) ?? refuse(fallback.elicit, 'elicitation/create', params, ctx),
+      createMessage: (params, ctx) => route('sampling/createMessage', params, ctx, fallback.createMessage),
+      elicit: (params, ctx) => route('elicitation/create', params, ctx, fallback.elicit),
     };
   }
 
@@ -179,6 +188,11 @@ export class Gateway implements Disposable {
       message = JSON.parse(body);
     } catch {
       return respondError(res, 400, undefined, ErrorCode.ParseError, 'body is not JSON');
+    }
+    // As at every other arrival point (protocol/connection.ts): what the traffic view, the traces and
+    // the relay walk is refused before any of them sees it.
+    if (textMayNestDeeperThan(body.length) && nestsDeeperThan(message)) {
+      return respondError(res, 400, idOf(message), ErrorCode.InvalidRequest, `message nests more than ${MAX_MESSAGE_DEPTH} levels deep; refused`);
     }
     if (!isRecord(message) || message.jsonrpc !== '2.0') return respondError(res, 400, undefined, ErrorCode.InvalidRequest, 'not a JSON-RPC 2.0 message');
     const id = message.id as string | number | undefined;
@@ -235,7 +249,7 @@ export class Gateway implements Disposable {
     launch.add(client.onToolsListChanged(() => this.broadcast(entry.name, 'notifications/tools/list_changed')));
     launch.add(client.onResourcesListChanged(() => this.broadcast(entry.name, 'notifications/resources/list_changed')));
     launch.add(client.onPromptsListChanged(() => this.broadcast(entry.name, 'notifications/prompts/list_changed')));
-    launch.add(client.onLogMessage((params) => this.broadcast(entry.name, 'notifications/message', params as unknown as Record<string, unknown>)));
+    launch.add(client.onLogMessage((params) => this.broadcast(entry.name, 'notifications/message', asLogged(entry.connection, params))));
     launch.add(client.onClose(() => launch.dispose()));
   }
 
@@ -247,18 +261,46 @@ export class Gateway implements Disposable {
     for (const session of this.sessions.values()) if (session.serverName === serverName) session.failInFlight(reason);
   }
 
+  /**
+   * The gateway session whose call caused a server's request, when no other can have: the one
+   * session with calls relayed to the server and not answered, while the host itself (the person,
+   * the editor) has nothing else in flight there. Two sessions, or a request of the host's own, and
+   * the question is the person's. In the modern era (2026-07-28) a server asks only in the results of
+   * our requests, and a relayed result goes back to its client as it is: whatever asks there is ours.
+   */
   private causingSession(serverName: string): GatewaySession | undefined {
-    let latest: GatewaySession | undefined;
+    const connection = this.shared.get(serverName)?.connection;
+    const client = connection?.client;
+    if (!connection || !client || client.era === 'modern') return undefined;
+    let cause: GatewaySession | undefined;
     for (const session of this.sessions.values()) {
-      if (session.serverName !== serverName || !session.hasRequestInFlight) continue;
-      if (!latest || session.lastRequestAt > latest.lastRequestAt) latest = session;
+      if (session.serverName !== serverName || session.relaying === 0) continue;
+      if (cause) return undefined;
+      cause = session;
     }
-    return latest;
+    return cause && connection.requestsInFlight <= cause.relaying ? cause : undefined;
   }
 }
 
+/**
+ * A server's log message as the person's log has it (ProtocolTrace.logServerMessage): its data and
+ * logger name cut at LOG_LINE_MAX and redacted with the server's secrets. Data that needed neither
+ * keeps its form; other data becomes the text the log shows.
+ */
+function asLogged(connection: ServerConnection, params: LoggingMessageParams): Record<string, unknown> {
+  const text = typeof params.data === 'string' ? params.data : (JSON.stringify(params.data) ?? '');
+  const logged = connection.redactLogLine(text);
+  return {
+    ...params,
+    ...(params.logger === undefined ? {} : { logger: connection.redactLogLine(params.logger) }),
+    ...(logged === text ? {} : { data: logged }),
+  };
+}
+
+type Handler = (params: Record<string, unknown>, ctx: IncomingRequestContext) => Promise<Record<string, unknown>>;
+
 function refuse(
-  handler: ((params: Record<string, unknown>, ctx: IncomingRequestContext) => Promise<Record<string, unknown>>) | undefined,
+  handler: Handler | undefined,
   method: string,
   params: Record<string, unknown>,
   ctx: IncomingRequestContext,
@@ -267,14 +309,15 @@ function refuse(
   return Promise.reject(new McpError(ErrorCode.MethodNotFound, `no client is there to answer ${method}`));
 }
 
+/** A message's id, when it has one a JSON-RPC error can carry. */
+function idOf(message: unknown): string | number | undefined {
+  const id = isRecord(message) ? message.id : undefined;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
+}
+
 function header(req: http.IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
-}
-
-export function respondError(res: http.ServerResponse, status: number, id: string | number | undefined, code: number, message: string): void {
-  res.writeHead(status, { 'Content-Type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message } }));
 }
 
 /** The body, counted while it arrives and cut at the limit. */

@@ -32,8 +32,8 @@ export class GatewaySession {
   private standalone: http.ServerResponse | undefined;
   private nextServerRequest = 1;
   private closed = false;
-  /** When this session last sent a request (the server's own requests go to the latest caller). */
-  lastRequestAt = 0;
+  /** Calls of this session sent to the server and not yet answered (Gateway.causingSession). */
+  relaying = 0;
 
   constructor(
     readonly id: string,
@@ -46,10 +46,6 @@ export class GatewaySession {
     private readonly isToolDisabled?: (server: string, tool: string) => boolean,
   ) {}
 
-  get hasRequestInFlight(): boolean {
-    return this.inFlight.size > 0;
-  }
-
   async receive(message: Record<string, unknown>, res: http.ServerResponse): Promise<void> {
     const method = typeof message.method === 'string' ? message.method : undefined;
     const id = message.id as Id | undefined;
@@ -61,6 +57,11 @@ export class GatewaySession {
     if (id === undefined) {
       this.clientNotification(method, isRecord(message.params) ? message.params : {});
       res.writeHead(202).end();
+      return;
+    }
+    if (this.inFlight.has(id)) {
+      // The first call keeps its entry: its answer, and its cancellation when its stream closes.
+      respondError(res, 400, id, ErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} is already in flight in this session`);
       return;
     }
     await this.relay(id, method, isRecord(message.params) ? message.params : undefined, res);
@@ -132,7 +133,6 @@ export class GatewaySession {
     res.flushHeaders();
     const call: InFlight = { abort: new AbortController(), stream: res };
     this.inFlight.set(id, call);
-    this.lastRequestAt = Date.now();
     res.on('close', () => {
       // The client went away: the server is told to stop working on it.
       if (this.inFlight.get(id) === call) {
@@ -144,7 +144,9 @@ export class GatewaySession {
     try {
       answer = { result: await this.answer(method, params, call) };
     } catch (err) {
-      answer = { error: err instanceof McpError ? err.toJson() : { code: ErrorCode.InternalError, message: errorMessage(err) } };
+      const error = err instanceof McpError ? err.toJson() : { code: ErrorCode.InternalError, message: errorMessage(err) };
+      // Redacted as the person's views show it.
+      answer = { error: { ...error, message: this.connection.redact(error.message) } };
     }
     if (this.inFlight.get(id) !== call || this.closed) return;
     this.inFlight.delete(id);
@@ -165,13 +167,19 @@ export class GatewaySession {
     const { _meta: _dropped, ...rest } = params ?? {};
     const otherMeta = meta ? Object.fromEntries(Object.entries(meta).filter(([k]) => k !== 'progressToken')) : undefined;
     const relayed = { ...rest, ...(otherMeta && Object.keys(otherMeta).length > 0 ? { _meta: otherMeta } : {}) };
-    const result = await this.connection.relayRequest(method, params ? relayed : undefined, {
-      signal: call.abort.signal,
-      onProgress:
-        progressToken === undefined
-          ? undefined
-          : (update) => writeEvent(call.stream, { jsonrpc: '2.0', method: 'notifications/progress', params: { ...update, progressToken } }),
-    }, { via: 'gateway', name: this.clientName });
+    let result: Record<string, unknown>;
+    this.relaying++;
+    try {
+      result = await this.connection.relayRequest(method, params ? relayed : undefined, {
+        signal: call.abort.signal,
+        onProgress:
+          progressToken === undefined
+            ? undefined
+            : (update) => writeEvent(call.stream, { jsonrpc: '2.0', method: 'notifications/progress', params: { ...update, progressToken } }),
+      }, { via: 'gateway', name: this.clientName });
+    } finally {
+      this.relaying--;
+    }
     if (method === 'tools/list' && Array.isArray(result.tools) && this.isToolDisabled) {
       return { ...result, tools: result.tools.filter((t) => !(isRecord(t) && typeof t.name === 'string' && this.isToolDisabled!(this.serverName, t.name))) };
     }
@@ -209,6 +217,11 @@ export class GatewaySession {
     for (const call of this.inFlight.values()) last = call.stream;
     return last ?? this.standalone;
   }
+}
+
+export function respondError(res: http.ServerResponse, status: number, id: string | number | undefined, code: number, message: string): void {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', id: id ?? null, error: { code, message } }));
 }
 
 function writeEvent(res: http.ServerResponse, message: unknown): void {
