@@ -46,7 +46,7 @@ if (value('--setsid-child')) {
 }
 if (flag('--banner')) process.stdout.write('Starting server v1.0 ... OK\n');
 if (flag('--ignore-eof')) setInterval(() => {}, 1000);
-if (flag('--close-stdin')) { closeSync(0); setInterval(() => {}, 1000); }
+if (flag('--close-stdin')) { closeSync(0); process.stderr.write('stdin closed\n'); setInterval(() => {}, 1000); }
 else {
   let pending = [];
   let pendingBytes = 0;
@@ -507,9 +507,10 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
   });
 
   test('a server that closes its stdin: send rejects (EPIPE), no unhandled error, close still works', async () => {
-    const { t, closed } = makeTransport(['--close-stdin']);
+    const { t, closed, logs } = makeTransport(['--close-stdin']);
     await t.start();
-    await sleep(100);
+    // Not a fixed wait: a loaded machine took longer than 100 ms to start the server.
+    await waitFor(() => logs.some((l) => l.includes('stdin closed')), 'the server to close its stdin', 10_000);
     const results = await Promise.allSettled(Array.from({ length: 5 }, () => t.send({ cmd: 'ack', seq: 0, data: 'x'.repeat(256 * 1024) })));
     const rejected = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
     assert.ok(rejected.length >= 1, 'writes to a closed pipe fail');
@@ -522,9 +523,10 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
 
   test('small sends, one per tick, to a server that closed its stdin: every one rejects (none resolves, none hangs)', async () => {
     // Each fits the pipe and is written without a callback: a failed one must still reject.
-    const { t } = makeTransport(['--close-stdin']);
+    const { t, logs } = makeTransport(['--close-stdin']);
     await t.start();
-    await sleep(100);
+    // Not a fixed wait: a loaded machine took longer than 100 ms to start the server.
+    await waitFor(() => logs.some((l) => l.includes('stdin closed')), 'the server to close its stdin', 10_000);
     const results: PromiseSettledResult<void>[] = [];
     for (let seq = 0; seq < 3; seq++) {
       results.push(...(await Promise.allSettled([t.send({ cmd: 'ack', seq, data: 'x' })])));
