@@ -30,7 +30,7 @@ const flag = (f) => argv.includes(f);
 const value = (f) => { const i = argv.indexOf(f); return i >= 0 ? argv[i + 1] : undefined; };
 const out = (m) => process.stdout.write(JSON.stringify(m) + '\n');
 const writeAtomic = (file, text) => { writeFileSync(file + '.tmp', text); renameSync(file + '.tmp', file); };
-if (flag('--ignore-sigterm')) process.on('SIGTERM', () => {});
+if (flag('--ignore-sigterm')) { process.on('SIGTERM', () => {}); process.stderr.write('ignoring SIGTERM\n'); }
 if (value('--pid-file')) writeAtomic(value('--pid-file'), String(process.pid));
 if (value('--grandchild')) {
   const g = spawn(process.execPath, ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); setTimeout(() => process.exit(0), 60000);"],
@@ -372,9 +372,9 @@ describe('StdioTransport: shutdown', { timeout: 20000 }, () => {
   });
 
   test('a server that ignores SIGTERM gets SIGKILL', async () => {
-    const { t, closed } = makeTransport(['--ignore-eof', '--ignore-sigterm']);
+    const { t, closed, logs } = makeTransport(['--ignore-eof', '--ignore-sigterm']);
     await t.start();
-    await sleep(100); // let it install its SIGTERM handler
+    await waitFor(() => logs.some((l) => l.includes('ignoring SIGTERM')), 'the server to install its SIGTERM handler', 10_000);
     const t0 = Date.now();
     await t.close();
     const elapsed = Date.now() - t0;
