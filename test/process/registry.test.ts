@@ -6,6 +6,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO_ROOT, FIXTURES_DIR } from '../helpers/paths';
@@ -38,6 +39,25 @@ function cli(args: string[], options: { cwd: string; env?: Record<string, string
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** A registry in this process that answers every request with `handle`; closed by the returned function. */
+async function localRegistry(handle: http.RequestListener): Promise<{ base: string; requests: string[]; close: () => Promise<void> }> {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push(req.url ?? '');
+    handle(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 function tempDir(): string {
@@ -132,6 +152,19 @@ describe('registries that differ from the official one', () => {
       await assert.rejects(new RegistryClient(huge.base, { maxBytes: 256 * 1024 }).search(''), /larger than 256 KiB/);
     } finally {
       await huge.stop();
+    }
+  });
+
+  test('a page far longer than the limit asked for is refused, named and counted, before its items are read', async () => {
+    const body = JSON.stringify({ servers: new Array(5000).fill({}) });
+    const registry = await localRegistry((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    try {
+      await assert.rejects(
+        new RegistryClient(registry.base).search('', { limit: 50 }),
+        (err: unknown) => err instanceof RegistryError && err.message === `Registry ${registry.base}: the answer lists 5000 servers, more than the 100 accepted in one answer; not read`,
+      );
+    } finally {
+      await registry.close();
     }
   });
 

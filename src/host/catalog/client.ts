@@ -12,6 +12,14 @@ export const OFFICIAL_REGISTRY_URL = 'https://registry.modelcontextprotocol.io';
 export const MAX_REGISTRY_RESPONSE_BYTES = 4 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 15_000;
 const MAX_REDIRECTS = 5;
+/**
+ * The servers a page may hold: what was asked (`limit`), and at least this many (the API's own
+ * largest page). A longer list is refused before its items are read (a registry that ignores the
+ * limit could send a million items in 4 MiB, each checked against the schema).
+ */
+const MIN_PAGE_ITEMS = 100;
+/** The versions of one server come in one answer, not paged: more than this many is refused. */
+const MAX_VERSIONS = 1000;
 
 export interface RegistryClientOptions {
   /** Headers sent with every request (a private registry's key); values already resolved. */
@@ -54,13 +62,14 @@ export class RegistryClient {
     if (query.trim()) params.set('search', query.trim());
     params.set('version', 'latest');
     if (options.cursor) params.set('cursor', options.cursor);
-    params.set('limit', String(options.limit ?? 30));
-    return this.list(`/servers?${params.toString()}`);
+    const limit = options.limit ?? 30;
+    params.set('limit', String(limit));
+    return this.list(`/servers?${params.toString()}`, Math.max(limit, MIN_PAGE_ITEMS));
   }
 
   /** Every published version of one server, newest first (as the registry orders them). */
   async versions(name: string): Promise<CatalogEntry[]> {
-    return (await this.list(`/servers/${encodeURIComponent(name)}/versions`)).entries;
+    return (await this.list(`/servers/${encodeURIComponent(name)}/versions`, MAX_VERSIONS)).entries;
   }
 
   /** One version of one server (`latest` for the newest). */
@@ -68,8 +77,8 @@ export class RegistryClient {
     return parseEntry(await this.getJson(`/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}`));
   }
 
-  private async list(path: string): Promise<ParsedList> {
-    const parsed = parseList(await this.getJson(path));
+  private async list(path: string, maxItems: number): Promise<ParsedList> {
+    const parsed = parseList(await this.getJson(path), maxItems);
     if ('error' in parsed) throw new RegistryError(`Registry ${this.baseUrl}: ${parsed.error}`);
     return parsed;
   }
