@@ -104,10 +104,14 @@ describe('registry client against the fixture registry', () => {
 
   test('answers are cached for the session: the same search twice asks the registry once', async () => {
     const client = new RegistryClient(registry.base);
-    const before = registry.output.filter((l) => l.includes('search=cache-probe')).length;
+    const before = registry.output.filter((l) => l.includes('search=cache-probe&')).length;
     await client.search('cache-probe');
     await client.search('cache-probe');
-    assert.equal(registry.output.filter((l) => l.includes('search=cache-probe')).length - before, 1);
+    // The fixture's log lines travel through its stdout pipe, which may lag the HTTP answers: a
+    // later request's line arriving means the lines before it have.
+    await client.search('cache-probe-end');
+    await waitFor(() => registry.output.some((l) => l.includes('search=cache-probe-end')), 5000, 'the fixture to log the last search');
+    assert.equal(registry.output.filter((l) => l.includes('search=cache-probe&')).length - before, 1);
   });
 });
 
@@ -163,6 +167,26 @@ describe('registries that differ from the official one', () => {
         new RegistryClient(registry.base).search('', { limit: 50 }),
         (err: unknown) => err instanceof RegistryError && err.message === `Registry ${registry.base}: the answer lists 5000 servers, more than the 100 accepted in one answer; not read`,
       );
+    } finally {
+      await registry.close();
+    }
+  });
+
+  test('the session keeps at most 32 answers, the oldest dropped first, and none larger than 512 KiB', async () => {
+    const small = JSON.stringify({ servers: [] });
+    const large = JSON.stringify({ servers: [], padding: 'x'.repeat(600 * 1024) });
+    const registry = await localRegistry((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(req.url?.includes('search=large') ? large : small));
+    const asked = (query: string): number => registry.requests.filter((url) => url.includes(`search=${query}&`)).length;
+    try {
+      const client = new RegistryClient(registry.base);
+      for (let i = 0; i < 40; i++) await client.search(`q${i}`);
+      await client.search('q39');
+      assert.equal(asked('q39'), 1, 'a recent answer is kept');
+      await client.search('q0');
+      assert.equal(asked('q0'), 2, 'the oldest answer was dropped and is asked again');
+      await client.search('large');
+      await client.search('large');
+      assert.equal(asked('large'), 2, 'an answer larger than 512 KiB is not kept');
     } finally {
       await registry.close();
     }

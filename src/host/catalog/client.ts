@@ -3,6 +3,7 @@
 // another party's server: its answers are read with a byte limit, a timeout, and redirects only
 // within its own origin.
 import { networkError } from '../../transport/httpShared';
+import { setBounded } from '../../util/boundedMap';
 import { errorMessage } from '../../util/errorMessage';
 import { parseEntry, parseList, type CatalogEntry, type ParsedList } from './serverJson';
 
@@ -20,6 +21,13 @@ const MAX_REDIRECTS = 5;
 const MIN_PAGE_ITEMS = 100;
 /** The versions of one server come in one answer, not paged: more than this many is refused. */
 const MAX_VERSIONS = 1000;
+/**
+ * The session's memory of answers (parsed, never the raw body): at most 32 answers of at most
+ * 512 KiB each (a larger one is read but not kept), the oldest dropped first. Browse Servers…
+ * searches at each pause in typing; each query is one answer.
+ */
+const MAX_CACHED_ANSWERS = 32;
+const MAX_CACHED_ANSWER_BYTES = 512 * 1024;
 
 export interface RegistryClientOptions {
   /** Headers sent with every request (a private registry's key); values already resolved. */
@@ -46,8 +54,8 @@ type ApiPrefix = '/v0.1' | '/v0';
 export class RegistryClient {
   readonly baseUrl: string;
   private prefix: Promise<ApiPrefix> | undefined;
-  /** Answers by path for this session: browsing the same query twice asks the registry once. */
-  private readonly cache = new Map<string, Promise<unknown>>();
+  /** Parsed answers by path (see MAX_CACHED_ANSWERS): browsing the same query twice asks the registry once. */
+  private readonly cache = new Map<string, Promise<ParsedList | CatalogEntry>>();
 
   constructor(
     baseUrl: string,
@@ -74,25 +82,32 @@ export class RegistryClient {
 
   /** One version of one server (`latest` for the newest). */
   async get(name: string, version = 'latest'): Promise<CatalogEntry> {
-    return parseEntry(await this.getJson(`/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}`));
+    return this.answer(`/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}`, parseEntry);
   }
 
-  private async list(path: string, maxItems: number): Promise<ParsedList> {
-    const parsed = parseList(await this.getJson(path), maxItems);
-    if ('error' in parsed) throw new RegistryError(`Registry ${this.baseUrl}: ${parsed.error}`);
-    return parsed;
+  private list(path: string, maxItems: number): Promise<ParsedList> {
+    return this.answer(path, (body) => {
+      const parsed = parseList(body, maxItems);
+      if ('error' in parsed) throw new RegistryError(`Registry ${this.baseUrl}: ${parsed.error}`);
+      return parsed;
+    });
   }
 
-  private async getJson(path: string): Promise<unknown> {
-    const prefix = await this.apiPrefix();
-    const key = prefix + path;
-    let pending = this.cache.get(key);
-    if (!pending) {
-      pending = this.fetchJson(new URL(this.baseUrl + key));
-      this.cache.set(key, pending);
-      // A failure is not remembered: the next try asks again.
-      pending.catch(() => this.cache.delete(key));
-    }
+  /** The answer to GET `path` as `read` makes it, from the session's memory when it is there. */
+  private async answer<T extends ParsedList | CatalogEntry>(path: string, read: (body: unknown) => T): Promise<T> {
+    const key = (await this.apiPrefix()) + path;
+    const kept = this.cache.get(key) as Promise<T> | undefined;
+    if (kept) return kept;
+    const forget = (): void => {
+      if (this.cache.get(key) === pending) this.cache.delete(key);
+    };
+    const pending: Promise<T> = this.fetchJson(new URL(this.baseUrl + key)).then(({ body, bytes }) => {
+      if (bytes > MAX_CACHED_ANSWER_BYTES) forget();
+      return read(body);
+    });
+    setBounded(this.cache, key, pending, MAX_CACHED_ANSWERS);
+    // A failure is not remembered: the next try asks again.
+    pending.catch(forget);
     return pending;
   }
 
@@ -109,7 +124,8 @@ export class RegistryClient {
     return this.prefix;
   }
 
-  private async fetchJson(url: URL): Promise<unknown> {
+  /** The answer's JSON and its length in bytes. */
+  private async fetchJson(url: URL): Promise<{ body: unknown; bytes: number }> {
     const origin = url.origin;
     const signal = AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     let current = url;
@@ -138,7 +154,7 @@ export class RegistryClient {
       }
       const text = await readBounded(res, this.options.maxBytes ?? MAX_REGISTRY_RESPONSE_BYTES, this.baseUrl);
       try {
-        return JSON.parse(text) as unknown;
+        return { body: JSON.parse(text) as unknown, bytes: Buffer.byteLength(text) };
       } catch (err) {
         throw new RegistryError(`Registry ${this.baseUrl} answered with invalid JSON for ${current.pathname}: ${errorMessage(err)}`);
       }
