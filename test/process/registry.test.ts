@@ -192,6 +192,23 @@ describe('registries that differ from the official one', () => {
     }
   });
 
+  test('an answer whose body stops coming: the timeout names the registry and what was read (the query values hidden)', async () => {
+    const registry = await localRegistry((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url?.includes('search=')) res.write('{"servers": [');
+      else res.end(JSON.stringify({ servers: [] }));
+    });
+    try {
+      await assert.rejects(new RegistryClient(registry.base, { timeoutMs: 500 }).search('secret-query'), (err: unknown) => {
+        assert.ok(err instanceof RegistryError);
+        assert.equal(err.message, `Registry ${registry.base} did not send all of its answer to GET ${registry.base}/v0.1/servers?search=…&version=…&limit=… within 0.5 s`);
+        return true;
+      });
+    } finally {
+      await registry.close();
+    }
+  });
+
   test('an unreachable registry is an error that names it', async () => {
     const port = await freePort();
     await assert.rejects(new RegistryClient(`http://127.0.0.1:${port}`, { timeoutMs: 5000 }).search(''), new RegExp(`Registry http://127\\.0\\.0\\.1:${port} cannot be reached: ECONNREFUSED`));

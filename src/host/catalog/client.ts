@@ -4,6 +4,7 @@
 // within its own origin.
 import { networkError } from '../../transport/httpShared';
 import { setBounded } from '../../util/boundedMap';
+import { displayUrl } from '../../util/displayUrl';
 import { errorMessage } from '../../util/errorMessage';
 import { parseEntry, parseList, type CatalogEntry, type ParsedList } from './serverJson';
 
@@ -127,14 +128,15 @@ export class RegistryClient {
   /** The answer's JSON and its length in bytes. */
   private async fetchJson(url: URL): Promise<{ body: unknown; bytes: number }> {
     const origin = url.origin;
-    const signal = AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const signal = AbortSignal.timeout(timeoutMs);
     let current = url;
     for (let hop = 0; ; hop++) {
       let res: Response;
       try {
         res = await fetch(current, { headers: { accept: 'application/json', ...this.options.headers }, redirect: 'manual', signal });
       } catch (err) {
-        if (signal.aborted) throw new RegistryError(`Registry ${this.baseUrl} did not answer within ${(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s`, undefined, { cause: err });
+        if (signal.aborted) throw new RegistryError(`Registry ${this.baseUrl} did not answer within ${timeoutMs / 1000} s`, undefined, { cause: err });
         const detail = networkError({ label: 'registry', shownUrl: this.baseUrl }, 'GET', err).message;
         throw new RegistryError(`Registry ${this.baseUrl} cannot be reached: ${detail.slice(detail.indexOf('(GET): ') + 1 ? detail.indexOf('(GET): ') + 7 : 0)}`, undefined, { cause: err });
       }
@@ -152,7 +154,11 @@ export class RegistryClient {
         const hint = res.status === 401 || res.status === 403 ? ' (a private registry needs its header: mcpHost.registries[].headers)' : res.status === 404 ? ' (not found)' : '';
         throw new RegistryError(`Registry ${this.baseUrl} answered HTTP ${res.status} for ${current.pathname}${hint}`, res.status);
       }
-      const text = await readBounded(res, this.options.maxBytes ?? MAX_REGISTRY_RESPONSE_BYTES, this.baseUrl);
+      const text = await readBounded(res, this.options.maxBytes ?? MAX_REGISTRY_RESPONSE_BYTES, this.baseUrl, (err) => {
+        const what = `its answer to GET ${displayUrl(current)}`;
+        if (signal.aborted) return new RegistryError(`Registry ${this.baseUrl} did not send all of ${what} within ${timeoutMs / 1000} s`, undefined, { cause: err });
+        return new RegistryError(`Registry ${this.baseUrl} broke off ${what}: ${errorMessage(err)}`, undefined, { cause: err });
+      });
       try {
         return { body: JSON.parse(text) as unknown, bytes: Buffer.byteLength(text) };
       } catch (err) {
@@ -162,14 +168,20 @@ export class RegistryClient {
   }
 }
 
-/** The body as text, counted while it arrives and cut off (as an error) past `maxBytes`. */
-async function readBounded(res: Response, maxBytes: number, registry: string): Promise<string> {
+/**
+ * The body as text, counted while it arrives and cut off (as an error) past `maxBytes`. A read that
+ * fails (the deadline passed, the connection broke) throws what `failed` makes of its error: the
+ * stream's own says neither the registry nor what was read ("The operation was aborted due to timeout").
+ */
+async function readBounded(res: Response, maxBytes: number, registry: string, failed: (err: unknown) => Error): Promise<string> {
   if (!res.body) return '';
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((err: unknown) => {
+      throw failed(err);
+    });
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
