@@ -237,6 +237,31 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
     assert.equal(parsed.nextCursor, null);
   });
 
+  test('search: no bidirectional controls, zero-width characters or byte-order mark reach the output, from a list or an error', async () => {
+    const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+    const item = {
+      server: { name: 'io.evil/ansi', title: 'T\u202eitle', description: 'D \u202eevil\u202c \u200bzw \u2066iso\u2069 \ufeffbom', version: '1.0.0\u202e', remotes: [{ type: 'streamable-http', url: 'https://x.example/\u202emcp' }] },
+    };
+    const hostile = await localRegistry((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.url?.includes('search=broken') ? '\u202e\u200b{not json' : JSON.stringify({ servers: [item] }));
+    });
+    try {
+      const dir = tempDir();
+      const listed = await cli(['search', 'ansi', '--registry', hostile.base], { cwd: dir });
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /io\.evil\/ansi@1\.0\.0 {2}Title/);
+      assert.match(listed.stdout, /D evil zw iso bom/);
+      assert.doesNotMatch(listed.stdout, INVISIBLE);
+      const broken = await cli(['search', 'broken', '--registry', hostile.base], { cwd: dir });
+      assert.equal(broken.code, 3);
+      assert.match(broken.stderr, /invalid JSON/);
+      assert.doesNotMatch(broken.stderr, INVISIBLE);
+    } finally {
+      await hostile.close();
+    }
+  });
+
   test('search against an unreachable registry: exit 3 and the registry named', async () => {
     const port = await freePort();
     const r = await cli(['search', 'x', '--registry', `http://127.0.0.1:${port}`], { cwd: tempDir() });

@@ -311,6 +311,10 @@ describe('registry settings and display', () => {
     assert.equal(displayText('x'.repeat(500), 10).length, 10);
   });
 
+  test('display text has no bidirectional controls, zero-width characters or byte-order mark', () => {
+    assert.equal(displayText('io.evil/\u202eevil\u202c \u2066iso\u2069 wea\u200bther\u200c\u200d\u200e\u200f\u202a\u202b\u202d\u2067\u2068\u061c\ufeff'), 'io.evil/evil iso weather');
+  });
+
   test('entry names: the part after the slash', () => {
     assert.equal(suggestEntryName('io.github.modelcontextprotocol/filesystem'), 'filesystem');
     assert.equal(suggestEntryName('io.github.example/weather-mcp'), 'weather');
