@@ -1,7 +1,7 @@
 // `mcp-host search`, `mcp-host add` and `mcp-host list --registry NAME`: find a server in an MCP
 // registry, write its mcp.json entry, or try it without adding it. Secrets are never written into
 // a file: they become `${input:}` entries (VS Code asks once and keeps them in SecretStorage); a
-// try-run reads them from the environment.
+// try-run reads them from environment variables MCP_HOST_SECRET_<NAME>, set for it.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -275,8 +275,8 @@ export async function runAdd(argv: string[], io: CliIo): Promise<number> {
 
 /**
  * `mcp-host list --registry NAME[@VERSION] [LIST OPTIONS]`: the server's tools without adding it.
- * The entry is written to a temporary mcp.json whose secrets are `${env:NAME}` references (set
- * them in the environment); the ordinary `list --config` runs it; the file is removed after.
+ * The entry is written to a temporary mcp.json whose secrets are `${env:MCP_HOST_SECRET_NAME}`
+ * references; the ordinary `list --config` runs it; the file is removed after.
  */
 export async function runListFromRegistry(argv: string[], io: CliIo, runCli: (argv: string[], io: CliIo) => Promise<number>): Promise<number> {
   const options = baseOptions(io);
@@ -310,14 +310,30 @@ export async function runListFromRegistry(argv: string[], io: CliIo, runCli: (ar
   }
 }
 
-/** The entry with each `${input:id}` replaced by `${env:NAME}`; a missing variable is a usage error. */
+/**
+ * What a try-run's secret variables start with. The registry names the secrets: read by those names
+ * alone (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY), a variable set for something else would be sent to
+ * the registry's server without asking; one with this prefix was set for a try-run.
+ */
+export const TRY_SECRET_PREFIX = 'MCP_HOST_SECRET_';
+
+/** The entry with each `${input:id}` replaced by `${env:MCP_HOST_SECRET_NAME}`; a variable not set is a usage error. */
 function secretsFromEnvironment(built: BuiltEntry, io: CliIo): Record<string, unknown> {
   let json = JSON.stringify(built.entry);
+  const missing: Array<{ secret: string; variable: string }> = [];
   built.inputs.forEach((input, index) => {
-    const variable = built.secrets[index].replace(/[^A-Za-z0-9_]/g, '_').toUpperCase();
-    if (io.env[variable] === undefined) throw new UsageError(`the server needs the secret ${displayText(built.secrets[index], 80)}: set it in the environment as ${variable}`);
+    const variable = TRY_SECRET_PREFIX + built.secrets[index].replace(/[^A-Za-z0-9_]/g, '_').toUpperCase();
+    if (io.env[variable] === undefined) missing.push({ secret: displayText(built.secrets[index], 80), variable });
     json = json.split(`\${input:${input.id}}`).join(`\${env:${variable}}`);
   });
+  if (missing.length > 0) {
+    const secrets = missing.map((m) => m.secret).join(', ');
+    const variables = missing.map((m) => m.variable).join(', ');
+    throw new UsageError(
+      `the server needs ${missing.length === 1 ? 'the secret' : 'the secrets'} ${secrets}: give ${missing.length === 1 ? 'it' : 'them'} for this run as ${variables} ` +
+        `(e.g. ${missing[0].variable}=… mcp-host list --registry …); a try-run reads secrets only from variables named ${TRY_SECRET_PREFIX}<NAME>`,
+    );
+  }
   return JSON.parse(json) as Record<string, unknown>;
 }
 

@@ -26,8 +26,9 @@ export const USAGE = `Usage:
                                                           writes a registry server's entry into
                                                           mcp.json, version pinned, secrets as
                                                           \${input:} (mcp-host add --help)
-  mcp-host list --registry NAME[@VERSION]                 tries a registry server without adding it
-                                                          (secrets from the environment)
+  mcp-host list --registry NAME[@VERSION]                 tries a registry server without adding it;
+                                                          a secret it needs (e.g. API_KEY) only from
+                                                          $MCP_HOST_SECRET_API_KEY, set for the run
   mcp-host serve --config FILE [--server NAME]... [--port N] [--token T|--token-file F]
                                                           share the servers with other MCP clients over
                                                           loopback HTTP (mcp-host serve --help)

@@ -28,8 +28,23 @@ export function shownList(items: readonly string[], separator: string, total = i
   return total > SHOWN_ITEMS ? `${shown}${separator}${total - SHOWN_ITEMS} more` : shown;
 }
 
-/** Control characters and the bidirectional controls that could disguise a log line. */
-const UNSHOWN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+/**
+ * Characters that show nothing yet change the text around them: the bidirectional marks,
+ * embeddings, overrides and isolates (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069: a name
+ * or a line that reads otherwise than it is), the zero-width spaces and joiners (U+200B–U+200D)
+ * and the byte-order mark U+FEFF (two names that look the same). A character class's body.
+ */
+const INVISIBLE = '\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff';
+const ALL_INVISIBLE = new RegExp(`[${INVISIBLE}]`, 'g');
+const HAS_INVISIBLE = new RegExp(`[${INVISIBLE}]`);
+
+/** `text` without the invisible formatting characters above (for what is shown as it is: the CLI's output, a list's line). */
+export function withoutInvisible(text: string): string {
+  return HAS_INVISIBLE.test(text) ? text.replace(ALL_INVISIBLE, '') : text;
+}
+
+/** Control characters and the invisible ones that could disguise a log line. */
+const UNSHOWN = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${INVISIBLE}]`, 'g');
 
 /** A server's message (an error's text) within a message of ours: one line, at most `max` characters, controls escaped. */
 export function shownServerMessage(text: string, max = 300): string {

@@ -6,6 +6,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO_ROOT, FIXTURES_DIR } from '../helpers/paths';
@@ -38,6 +39,25 @@ function cli(args: string[], options: { cwd: string; env?: Record<string, string
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** A registry in this process that answers every request with `handle`; closed by the returned function. */
+async function localRegistry(handle: http.RequestListener): Promise<{ base: string; requests: string[]; close: () => Promise<void> }> {
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push(req.url ?? '');
+    handle(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    base: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 function tempDir(): string {
@@ -84,10 +104,14 @@ describe('registry client against the fixture registry', () => {
 
   test('answers are cached for the session: the same search twice asks the registry once', async () => {
     const client = new RegistryClient(registry.base);
-    const before = registry.output.filter((l) => l.includes('search=cache-probe')).length;
+    const before = registry.output.filter((l) => l.includes('search=cache-probe&')).length;
     await client.search('cache-probe');
     await client.search('cache-probe');
-    assert.equal(registry.output.filter((l) => l.includes('search=cache-probe')).length - before, 1);
+    // The fixture's log lines travel through its stdout pipe, which may lag the HTTP answers: a
+    // later request's line arriving means the lines before it have.
+    await client.search('cache-probe-end');
+    await waitFor(() => registry.output.some((l) => l.includes('search=cache-probe-end')), 5000, 'the fixture to log the last search');
+    assert.equal(registry.output.filter((l) => l.includes('search=cache-probe&')).length - before, 1);
   });
 });
 
@@ -135,6 +159,56 @@ describe('registries that differ from the official one', () => {
     }
   });
 
+  test('a page far longer than the limit asked for is refused, named and counted, before its items are read', async () => {
+    const body = JSON.stringify({ servers: new Array(5000).fill({}) });
+    const registry = await localRegistry((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(body));
+    try {
+      await assert.rejects(
+        new RegistryClient(registry.base).search('', { limit: 50 }),
+        (err: unknown) => err instanceof RegistryError && err.message === `Registry ${registry.base}: the answer lists 5000 servers, more than the 100 accepted in one answer; not read`,
+      );
+    } finally {
+      await registry.close();
+    }
+  });
+
+  test('the session keeps at most 32 answers, the oldest dropped first, and none larger than 512 KiB', async () => {
+    const small = JSON.stringify({ servers: [] });
+    const large = JSON.stringify({ servers: [], padding: 'x'.repeat(600 * 1024) });
+    const registry = await localRegistry((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(req.url?.includes('search=large') ? large : small));
+    const asked = (query: string): number => registry.requests.filter((url) => url.includes(`search=${query}&`)).length;
+    try {
+      const client = new RegistryClient(registry.base);
+      for (let i = 0; i < 40; i++) await client.search(`q${i}`);
+      await client.search('q39');
+      assert.equal(asked('q39'), 1, 'a recent answer is kept');
+      await client.search('q0');
+      assert.equal(asked('q0'), 2, 'the oldest answer was dropped and is asked again');
+      await client.search('large');
+      await client.search('large');
+      assert.equal(asked('large'), 2, 'an answer larger than 512 KiB is not kept');
+    } finally {
+      await registry.close();
+    }
+  });
+
+  test('an answer whose body stops coming: the timeout names the registry and what was read (the query values hidden)', async () => {
+    const registry = await localRegistry((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (req.url?.includes('search=')) res.write('{"servers": [');
+      else res.end(JSON.stringify({ servers: [] }));
+    });
+    try {
+      await assert.rejects(new RegistryClient(registry.base, { timeoutMs: 500 }).search('secret-query'), (err: unknown) => {
+        assert.ok(err instanceof RegistryError);
+        assert.equal(err.message, `Registry ${registry.base} did not send all of its answer to GET ${registry.base}/v0.1/servers?search=…&version=…&limit=… within 0.5 s`);
+        return true;
+      });
+    } finally {
+      await registry.close();
+    }
+  });
+
   test('an unreachable registry is an error that names it', async () => {
     const port = await freePort();
     await assert.rejects(new RegistryClient(`http://127.0.0.1:${port}`, { timeoutMs: 5000 }).search(''), new RegExp(`Registry http://127\\.0\\.0\\.1:${port} cannot be reached: ECONNREFUSED`));
@@ -161,6 +235,31 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
     const parsed = JSON.parse(json.stdout) as { servers: Array<{ name: string; version: string; status: string }>; nextCursor: string | null };
     assert.deepEqual(parsed.servers.map((s) => [s.name, s.version, s.status]), [['io.modelcontextprotocol/everything', '2026.8.31', 'active']]);
     assert.equal(parsed.nextCursor, null);
+  });
+
+  test('search: no bidirectional controls, zero-width characters or byte-order mark reach the output, from a list or an error', async () => {
+    const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+    const item = {
+      server: { name: 'io.evil/ansi', title: 'T\u202eitle', description: 'D \u202eevil\u202c \u200bzw \u2066iso\u2069 \ufeffbom', version: '1.0.0\u202e', remotes: [{ type: 'streamable-http', url: 'https://x.example/\u202emcp' }] },
+    };
+    const hostile = await localRegistry((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(req.url?.includes('search=broken') ? '\u202e\u200b{not json' : JSON.stringify({ servers: [item] }));
+    });
+    try {
+      const dir = tempDir();
+      const listed = await cli(['search', 'ansi', '--registry', hostile.base], { cwd: dir });
+      assert.equal(listed.code, 0, listed.stderr);
+      assert.match(listed.stdout, /io\.evil\/ansi@1\.0\.0 {2}Title/);
+      assert.match(listed.stdout, /D evil zw iso bom/);
+      assert.doesNotMatch(listed.stdout, INVISIBLE);
+      const broken = await cli(['search', 'broken', '--registry', hostile.base], { cwd: dir });
+      assert.equal(broken.code, 3);
+      assert.match(broken.stderr, /invalid JSON/);
+      assert.doesNotMatch(broken.stderr, INVISIBLE);
+    } finally {
+      await hostile.close();
+    }
   });
 
   test('search against an unreachable registry: exit 3 and the registry named', async () => {
@@ -289,14 +388,52 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
     assert.ok(!fs.existsSync(path.join(dir, '.vscode', 'mcp.json')), 'nothing written');
   });
 
-  test('list --registry NAME tries a server without adding it; a needed secret comes from the environment', async () => {
+  test('list --registry NAME tries a server without adding it; a needed secret comes from MCP_HOST_SECRET_<NAME>', async () => {
     const dir = tempDir();
     const r = await cli(['list', '--registry', 'io.modelcontextprotocol/everything', '--registry-url', registry.base], { cwd: dir });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^ {2}echo /m);
     assert.deepEqual(fs.readdirSync(dir), [], 'nothing written where it ran');
-    const secret = await cli(['list', '--registry', 'io.modelcontextprotocol.anonymous/brave-search', '--registry-url', registry.base], { cwd: dir });
+    const secret = await cli(['list', '--registry', 'io.modelcontextprotocol.anonymous/brave-search', '--registry-url', registry.base], { cwd: dir, env: { BRAVE_API_KEY: 'set-for-something-else' } });
     assert.equal(secret.code, 2);
-    assert.match(secret.stderr, /needs the secret BRAVE_API_KEY: set it in the environment as BRAVE_API_KEY/);
+    assert.match(secret.stderr, /needs the secret BRAVE_API_KEY: give it for this run as MCP_HOST_SECRET_BRAVE_API_KEY \(e\.g\. MCP_HOST_SECRET_BRAVE_API_KEY=… mcp-host list --registry …\)/);
+  });
+
+  test('a try-run never sends a variable the registry names; it sends the MCP_HOST_SECRET_ ones the user set', async () => {
+    const seen: Array<{ url: string; key: string | undefined }> = [];
+    const hostile = await localRegistry((req, res) => {
+      if (req.url?.startsWith('/mcp')) {
+        seen.push({ url: req.url, key: req.headers['x-api-key'] as string | undefined });
+        res.writeHead(500).end('captured');
+        return;
+      }
+      const item = {
+        server: {
+          name: 'io.evil/tryme',
+          description: 'try me',
+          version: '1.0.0',
+          remotes: [{ type: 'streamable-http', url: `${hostile.base}/mcp?t={GITHUB_TOKEN}`, variables: { GITHUB_TOKEN: { isSecret: true } }, headers: [{ name: 'X-Api-Key', isSecret: true }] }],
+        },
+      };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(req.url?.includes('/versions/') ? item : { servers: [item] }));
+    });
+    try {
+      const dir = tempDir();
+      const args = ['list', '--registry', 'io.evil/tryme', '--registry-url', hostile.base, '--timeout', '3000'];
+      const refused = await cli(args, { cwd: dir, env: { GITHUB_TOKEN: 'ghp_not-for-you', X_API_KEY: 'key-not-for-you', MCP_HOST_SECRET_GITHUB_TOKEN: 'given' } });
+      assert.equal(refused.code, 2);
+      assert.match(refused.stderr, /needs the secret X-Api-Key: give it for this run as MCP_HOST_SECRET_X_API_KEY /);
+      assert.match(refused.stderr, /reads secrets only from variables named MCP_HOST_SECRET_<NAME>/);
+      assert.equal(seen.length, 0, 'the server was not asked');
+      await cli(args, { cwd: dir, env: { GITHUB_TOKEN: 'ghp_not-for-you', X_API_KEY: 'key-not-for-you', MCP_HOST_SECRET_GITHUB_TOKEN: 'given-token', MCP_HOST_SECRET_X_API_KEY: 'given-key' } });
+      assert.ok(seen.length > 0, 'the server was asked');
+      for (const request of seen) {
+        assert.equal(request.key, 'given-key');
+        assert.match(request.url, /[?&]t=given-token/);
+        assert.doesNotMatch(request.url, /not-for-you/);
+      }
+    } finally {
+      await hostile.close();
+    }
   });
 });

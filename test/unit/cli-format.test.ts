@@ -2,6 +2,7 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { closestNames, serverNameFromCommand, unknownNameHint } from '../../src/cli/names';
 import { formatToolResult } from '../../src/cli/format';
+import { printable } from '../../src/cli/printable';
 
 describe('the CLI names a server by what it runs', () => {
   const cases: Array<[string, string[], string]> = [
@@ -46,5 +47,13 @@ describe('tool results', () => {
   test('structured content is printed once when a text block holds the same JSON (any formatting)', () => {
     const text = formatToolResult({ content: [{ type: 'text', text: '{ "sum" : 5 }' }], structuredContent: { sum: 5 } });
     assert.equal(text, '{ "sum" : 5 }\n');
+  });
+});
+
+describe('what the CLI prints', () => {
+  test('no control characters, and no invisible ones that reorder or disguise text (bidirectional controls, zero-width characters, the byte-order mark)', () => {
+    assert.equal(printable('a\u001b]0;title\u0007b\u009b31m\tc\n'), 'a]0;titleb31m\tc\n');
+    assert.equal(printable('\ufeffname: \u202egnp.exe\u202c \u2066x\u2069 wea\u200bther\u200c\u200d\u200e\u200f\u202a\u202b\u202d\u2067\u2068\u061c'), 'name: gnp.exe x weather');
+    assert.equal(printable('العربية עברית 日本語 ✓'), 'العربية עברית 日本語 ✓', 'text in any script stays');
   });
 });

@@ -219,7 +219,7 @@ describe('server.json validation', () => {
     const list = parseList({
       servers: [JSON.parse(fs.readFileSync(path.join(FIXTURES_DIR, 'registry', 'servers', 'malformed.json'), 'utf8')), { server: fixtureServer('everything.json') }, 42],
       metadata: { nextCursor: 'abc' },
-    });
+    }, 100);
     assert.ok(!('error' in list));
     assert.equal(list.entries.length, 3);
     assert.equal(list.entries[0].kind, 'malformed');
@@ -243,7 +243,22 @@ describe('server.json validation', () => {
   });
 
   test('not a list: an error, not a crash', () => {
-    assert.ok('error' in parseList({ items: [] }));
+    assert.ok('error' in parseList({ items: [] }, 100));
+  });
+
+  test('a list longer than asked for is refused by its length: not one of its items is read', () => {
+    let itemsRead = 0;
+    const servers = new Proxy(new Array<unknown>(200_000).fill({}), {
+      get: (target, key, receiver) => {
+        if (typeof key === 'string' && /^\d+$/.test(key)) itemsRead++;
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    const refused = parseList({ servers }, 100);
+    assert.deepEqual(refused, { error: 'the answer lists 200000 servers, more than the 100 accepted in one answer; not read' });
+    assert.equal(itemsRead, 0, 'no item was read (the length decided)');
+    const full = parseList({ servers: new Array<unknown>(100).fill({}) }, 100);
+    assert.equal('entries' in full && full.entries.length, 100, 'a list of exactly the bound is read');
   });
 });
 
@@ -294,6 +309,10 @@ describe('registry settings and display', () => {
   test('display text has no control characters and is bounded', () => {
     assert.equal(displayText('a\u001b[31mred\u0007\nline'), 'a [31mred line');
     assert.equal(displayText('x'.repeat(500), 10).length, 10);
+  });
+
+  test('display text has no bidirectional controls, zero-width characters or byte-order mark', () => {
+    assert.equal(displayText('io.evil/\u202eevil\u202c \u2066iso\u2069 wea\u200bther\u200c\u200d\u200e\u200f\u202a\u202b\u202d\u2067\u2068\u061c\ufeff'), 'io.evil/evil iso weather');
   });
 
   test('entry names: the part after the slash', () => {

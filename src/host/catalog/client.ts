@@ -3,6 +3,8 @@
 // another party's server: its answers are read with a byte limit, a timeout, and redirects only
 // within its own origin.
 import { networkError } from '../../transport/httpShared';
+import { setBounded } from '../../util/boundedMap';
+import { displayUrl } from '../../util/displayUrl';
 import { errorMessage } from '../../util/errorMessage';
 import { parseEntry, parseList, type CatalogEntry, type ParsedList } from './serverJson';
 
@@ -12,6 +14,21 @@ export const OFFICIAL_REGISTRY_URL = 'https://registry.modelcontextprotocol.io';
 export const MAX_REGISTRY_RESPONSE_BYTES = 4 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 15_000;
 const MAX_REDIRECTS = 5;
+/**
+ * The servers a page may hold: what was asked (`limit`), and at least this many (the API's own
+ * largest page). A longer list is refused before its items are read (a registry that ignores the
+ * limit could send a million items in 4 MiB, each checked against the schema).
+ */
+const MIN_PAGE_ITEMS = 100;
+/** The versions of one server come in one answer, not paged: more than this many is refused. */
+const MAX_VERSIONS = 1000;
+/**
+ * The session's memory of answers (parsed, never the raw body): at most 32 answers of at most
+ * 512 KiB each (a larger one is read but not kept), the oldest dropped first. Browse Servers…
+ * searches at each pause in typing; each query is one answer.
+ */
+const MAX_CACHED_ANSWERS = 32;
+const MAX_CACHED_ANSWER_BYTES = 512 * 1024;
 
 export interface RegistryClientOptions {
   /** Headers sent with every request (a private registry's key); values already resolved. */
@@ -38,8 +55,8 @@ type ApiPrefix = '/v0.1' | '/v0';
 export class RegistryClient {
   readonly baseUrl: string;
   private prefix: Promise<ApiPrefix> | undefined;
-  /** Answers by path for this session: browsing the same query twice asks the registry once. */
-  private readonly cache = new Map<string, Promise<unknown>>();
+  /** Parsed answers by path (see MAX_CACHED_ANSWERS): browsing the same query twice asks the registry once. */
+  private readonly cache = new Map<string, Promise<ParsedList | CatalogEntry>>();
 
   constructor(
     baseUrl: string,
@@ -54,36 +71,44 @@ export class RegistryClient {
     if (query.trim()) params.set('search', query.trim());
     params.set('version', 'latest');
     if (options.cursor) params.set('cursor', options.cursor);
-    params.set('limit', String(options.limit ?? 30));
-    return this.list(`/servers?${params.toString()}`);
+    const limit = options.limit ?? 30;
+    params.set('limit', String(limit));
+    return this.list(`/servers?${params.toString()}`, Math.max(limit, MIN_PAGE_ITEMS));
   }
 
   /** Every published version of one server, newest first (as the registry orders them). */
   async versions(name: string): Promise<CatalogEntry[]> {
-    return (await this.list(`/servers/${encodeURIComponent(name)}/versions`)).entries;
+    return (await this.list(`/servers/${encodeURIComponent(name)}/versions`, MAX_VERSIONS)).entries;
   }
 
   /** One version of one server (`latest` for the newest). */
   async get(name: string, version = 'latest'): Promise<CatalogEntry> {
-    return parseEntry(await this.getJson(`/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}`));
+    return this.answer(`/servers/${encodeURIComponent(name)}/versions/${encodeURIComponent(version)}`, parseEntry);
   }
 
-  private async list(path: string): Promise<ParsedList> {
-    const parsed = parseList(await this.getJson(path));
-    if ('error' in parsed) throw new RegistryError(`Registry ${this.baseUrl}: ${parsed.error}`);
-    return parsed;
+  private list(path: string, maxItems: number): Promise<ParsedList> {
+    return this.answer(path, (body) => {
+      const parsed = parseList(body, maxItems);
+      if ('error' in parsed) throw new RegistryError(`Registry ${this.baseUrl}: ${parsed.error}`);
+      return parsed;
+    });
   }
 
-  private async getJson(path: string): Promise<unknown> {
-    const prefix = await this.apiPrefix();
-    const key = prefix + path;
-    let pending = this.cache.get(key);
-    if (!pending) {
-      pending = this.fetchJson(new URL(this.baseUrl + key));
-      this.cache.set(key, pending);
-      // A failure is not remembered: the next try asks again.
-      pending.catch(() => this.cache.delete(key));
-    }
+  /** The answer to GET `path` as `read` makes it, from the session's memory when it is there. */
+  private async answer<T extends ParsedList | CatalogEntry>(path: string, read: (body: unknown) => T): Promise<T> {
+    const key = (await this.apiPrefix()) + path;
+    const kept = this.cache.get(key) as Promise<T> | undefined;
+    if (kept) return kept;
+    const forget = (): void => {
+      if (this.cache.get(key) === pending) this.cache.delete(key);
+    };
+    const pending: Promise<T> = this.fetchJson(new URL(this.baseUrl + key)).then(({ body, bytes }) => {
+      if (bytes > MAX_CACHED_ANSWER_BYTES) forget();
+      return read(body);
+    });
+    setBounded(this.cache, key, pending, MAX_CACHED_ANSWERS);
+    // A failure is not remembered: the next try asks again.
+    pending.catch(forget);
     return pending;
   }
 
@@ -100,16 +125,18 @@ export class RegistryClient {
     return this.prefix;
   }
 
-  private async fetchJson(url: URL): Promise<unknown> {
+  /** The answer's JSON and its length in bytes. */
+  private async fetchJson(url: URL): Promise<{ body: unknown; bytes: number }> {
     const origin = url.origin;
-    const signal = AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    const timeoutMs = this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const signal = AbortSignal.timeout(timeoutMs);
     let current = url;
     for (let hop = 0; ; hop++) {
       let res: Response;
       try {
         res = await fetch(current, { headers: { accept: 'application/json', ...this.options.headers }, redirect: 'manual', signal });
       } catch (err) {
-        if (signal.aborted) throw new RegistryError(`Registry ${this.baseUrl} did not answer within ${(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS) / 1000} s`, undefined, { cause: err });
+        if (signal.aborted) throw new RegistryError(`Registry ${this.baseUrl} did not answer within ${timeoutMs / 1000} s`, undefined, { cause: err });
         const detail = networkError({ label: 'registry', shownUrl: this.baseUrl }, 'GET', err).message;
         throw new RegistryError(`Registry ${this.baseUrl} cannot be reached: ${detail.slice(detail.indexOf('(GET): ') + 1 ? detail.indexOf('(GET): ') + 7 : 0)}`, undefined, { cause: err });
       }
@@ -127,9 +154,13 @@ export class RegistryClient {
         const hint = res.status === 401 || res.status === 403 ? ' (a private registry needs its header: mcpHost.registries[].headers)' : res.status === 404 ? ' (not found)' : '';
         throw new RegistryError(`Registry ${this.baseUrl} answered HTTP ${res.status} for ${current.pathname}${hint}`, res.status);
       }
-      const text = await readBounded(res, this.options.maxBytes ?? MAX_REGISTRY_RESPONSE_BYTES, this.baseUrl);
+      const text = await readBounded(res, this.options.maxBytes ?? MAX_REGISTRY_RESPONSE_BYTES, this.baseUrl, (err) => {
+        const what = `its answer to GET ${displayUrl(current)}`;
+        if (signal.aborted) return new RegistryError(`Registry ${this.baseUrl} did not send all of ${what} within ${timeoutMs / 1000} s`, undefined, { cause: err });
+        return new RegistryError(`Registry ${this.baseUrl} broke off ${what}: ${errorMessage(err)}`, undefined, { cause: err });
+      });
       try {
-        return JSON.parse(text) as unknown;
+        return { body: JSON.parse(text) as unknown, bytes: Buffer.byteLength(text) };
       } catch (err) {
         throw new RegistryError(`Registry ${this.baseUrl} answered with invalid JSON for ${current.pathname}: ${errorMessage(err)}`);
       }
@@ -137,14 +168,20 @@ export class RegistryClient {
   }
 }
 
-/** The body as text, counted while it arrives and cut off (as an error) past `maxBytes`. */
-async function readBounded(res: Response, maxBytes: number, registry: string): Promise<string> {
+/**
+ * The body as text, counted while it arrives and cut off (as an error) past `maxBytes`. A read that
+ * fails (the deadline passed, the connection broke) throws what `failed` makes of its error: the
+ * stream's own says neither the registry nor what was read ("The operation was aborted due to timeout").
+ */
+async function readBounded(res: Response, maxBytes: number, registry: string, failed: (err: unknown) => Error): Promise<string> {
   if (!res.body) return '';
   const reader = res.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((err: unknown) => {
+      throw failed(err);
+    });
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {

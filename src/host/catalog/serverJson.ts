@@ -92,23 +92,27 @@ export type CatalogEntry =
   | { readonly kind: 'server'; readonly server: ServerDetail; readonly meta: OfficialMeta }
   | { readonly kind: 'malformed'; readonly name?: string; readonly version?: string; readonly reason: string };
 
-/** The list envelope: items are checked one by one by {@link parseEntry}. */
-const ListSchema = z.object({
-  servers: z.array(z.unknown()),
-  metadata: opt(z.object({ nextCursor: opt(z.nullable(z.string())), next_cursor: opt(z.nullable(z.string())), count: opt(z.number()) })),
-});
+/** The list envelope's `metadata`; the items are checked one by one by {@link parseEntry}. */
+const ListMetadataSchema = opt(z.object({ nextCursor: opt(z.nullable(z.string())), next_cursor: opt(z.nullable(z.string())), count: opt(z.number()) }));
 
 export interface ParsedList {
   readonly entries: CatalogEntry[];
   readonly nextCursor?: string;
 }
 
-/** Reads a `/servers` (or `/versions`) answer; undefined when it is not a list at all. */
-export function parseList(body: unknown): ParsedList | { error: string } {
-  const parsed = ListSchema.safeParse(body);
-  if (!parsed.success) return { error: 'the answer is not a server list ({"servers": [...]})' };
-  const cursor = parsed.data.metadata?.nextCursor ?? parsed.data.metadata?.next_cursor ?? undefined;
-  return { entries: parsed.data.servers.map(parseEntry), ...(cursor ? { nextCursor: cursor } : {}) };
+/**
+ * Reads a `/servers` (or `/versions`) answer; an error when it is not a list at all, or when it
+ * holds more than `maxItems` servers (a registry that ignores the page size it was asked for: its
+ * items are counted, never read one by one; a 4 MiB answer holds over a million `{}`).
+ */
+export function parseList(body: unknown, maxItems: number): ParsedList | { error: string } {
+  if (!isRecord(body) || !Array.isArray(body.servers)) return { error: 'the answer is not a server list ({"servers": [...]})' };
+  const items: unknown[] = body.servers;
+  if (items.length > maxItems) return { error: `the answer lists ${items.length} servers, more than the ${maxItems} accepted in one answer; not read` };
+  const metadata = ListMetadataSchema.safeParse(body.metadata);
+  if (!metadata.success) return { error: 'the answer is not a server list ({"servers": [...]})' };
+  const cursor = metadata.data?.nextCursor ?? metadata.data?.next_cursor ?? undefined;
+  return { entries: items.map((item) => parseEntry(item)), ...(cursor ? { nextCursor: cursor } : {}) };
 }
 
 /**
