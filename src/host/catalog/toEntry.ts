@@ -176,10 +176,17 @@ class EntryContext {
     return literal(await this.ask(key, label, input), label);
   }
 
-  /** Replaces `{name}` with each variable's value (asked, or `${input:}` for a secret); unknown names stay. */
+  /**
+   * Replaces `{name}` with each variable's value (asked, or `${input:}` for a secret); unknown names
+   * stay. The template and each value are checked alone, and then the text they make together:
+   * `{d}{env:SECRET}` with d = "$" must not become `${env:SECRET}`.
+   */
   async fill(template: string, variables: Record<string, RegistryInput>, label: string): Promise<string> {
     literal(template, label);
     let out = '';
+    // The same text with each secret's `${input:}` (ours) as a space: what the registry wrote and
+    // the values, joined, for the check of the whole.
+    let joined = '';
     let at = 0;
     for (;;) {
       const open = template.indexOf('{', at);
@@ -188,14 +195,23 @@ class EntryContext {
       const name = template.slice(open + 1, close);
       const variable = Object.hasOwn(variables, name) ? variables[name] : undefined;
       out += template.slice(at, open);
-      if (variable) {
-        out += variable.isSecret ? this.secret(name, variable.description) : literal(variable.value ?? (await this.ask(`var:${name}`, name, variable)), name);
+      joined += template.slice(at, open);
+      if (variable?.isSecret) {
+        out += this.secret(name, variable.description);
+        joined += ' ';
+        at = close + 1;
+      } else if (variable) {
+        const value = literal(variable.value ?? (await this.ask(`var:${name}`, name, variable)), name);
+        out += value;
+        joined += value;
         at = close + 1;
       } else {
         out += '{';
+        joined += '{';
         at = open + 1;
       }
     }
+    literal(joined + template.slice(at), `${label} with its {variables} filled in`);
     return out + template.slice(at);
   }
 }
