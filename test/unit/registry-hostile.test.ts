@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIXTURES_DIR } from '../helpers/paths';
 import { parseEntry, type ServerDetail } from '../../src/host/catalog/serverJson';
-import { buildEntry, defaultsOnly, preferredOption } from '../../src/host/catalog/toEntry';
+import { UnsupportedServerError, buildEntry, defaultsOnly, installOptions, preferredOption } from '../../src/host/catalog/toEntry';
 
 const REGISTRY = 'https://registry.example.com';
 
@@ -43,5 +43,63 @@ describe('hostile registry entries', () => {
     const fine = remote({ url: 'https://ok.example/{d}5/{d}{key}', variables: { d: { value: '$' }, key: { isSecret: true } } });
     const built = await buildEntry(fine, preferredOption(fine)!, p, 'x', defaultsOnly);
     assert.match(String(built.entry.url), /^https:\/\/ok\.example\/\$5\/\$\$\{input:[^}]+\}$/);
+  });
+
+  test('a package name or version that is not one of its ecosystem is refused, naming the server, the field and the value (never an option of npx, uvx, dnx or docker)', async () => {
+    const server = fixtureServer('hybrid.json');
+    const p = { registry: REGISTRY, name: 'io.evil/pkg', version: '1' };
+    const pkg = (registryType: string, identifier: string, version?: string): ServerDetail => ({
+      ...server,
+      name: 'io.evil/pkg',
+      remotes: [],
+      packages: [{ registryType, identifier, ...(version !== undefined ? { version } : {}), transport: { type: 'stdio' } } as Package],
+    });
+    const refused: Array<[ServerDetail, RegExp]> = [
+      [pkg('npm', '--call=touch /tmp/x #', '1.0.0'), /the npm package name "--call=touch \/tmp\/x #" is not an npm name/],
+      [pkg('npm', '-y', '1.0.0'), /npm package name "-y"/],
+      [pkg('npm', 'Left-Pad', '1.0.0'), /npm package name "Left-Pad"/],
+      [pkg('npm', '@scope/a/b', '1.0.0'), /npm package name "@scope\/a\/b"/],
+      [pkg('npm', 'left-pad', 'http://127.0.0.1:1/x.tgz'), /the package version "http:\/\/127\.0\.0\.1:1\/x\.tgz" is not a plain version/],
+      [pkg('npm', 'left-pad', 'file:../../x'), /package version "file:/],
+      [pkg('npm', 'left-pad', 'git+https://evil.example/x.git'), /package version "git\+https:/],
+      [pkg('npm', 'left-pad', '>=1 <2'), /package version ">=1 <2"/],
+      [pkg('npm', 'left-pad', '-1'), /package version "-1"/],
+      [pkg('pypi', '--index-url=https://evil.example/simple', '1.0'), /the PyPI package name "--index-url=/],
+      [pkg('pypi', 'mcp-server-time ', '1.0'), /PyPI package name "mcp-server-time "/],
+      [pkg('pypi', 'pkg[extra]', '1.0'), /PyPI package name "pkg\[extra\]"/],
+      [pkg('pypi', 'mcp-server-time', '1.0; os_name=="posix"'), /package version "1\.0; os_name/],
+      [pkg('nuget', '--add-source', '1.0.0'), /the NuGet package id "--add-source"/],
+      [pkg('oci', '--privileged'), /the container image "--privileged" is not an image reference/],
+      [pkg('oci', 'alpine --privileged'), /container image "alpine --privileged"/],
+      [pkg('oci', '-v=/:/host'), /container image "-v=\/:\/host"/],
+      [pkg('oci', 'alpine', '--privileged'), /container image "alpine:--privileged"/],
+      [pkg('oci', 'alpine:3\n'), /container image "alpine:3\\n"/],
+      [pkg('oci', 'Docker.io/Mcp/x'), /container image/],
+      [pkg('npm', `${'a'.repeat(300)}`, '1.0.0'), new RegExp(`npm package name "${'a'.repeat(80)}…" is not`)],
+    ];
+    for (const [hostile, message] of refused) {
+      const [option] = installOptions(hostile);
+      assert.match(option.unsupported ?? '', message, JSON.stringify(hostile.packages));
+      assert.equal(preferredOption(hostile), undefined, 'not offered');
+      // Built anyway (an option made by hand): refused, naming the server.
+      await assert.rejects(buildEntry(hostile, { ...option, unsupported: undefined } as typeof option, p, 'x', defaultsOnly), (err: unknown) => {
+        assert.ok(err instanceof UnsupportedServerError);
+        assert.match(err.message, /^io\.evil\/pkg: /);
+        assert.match(err.message, message);
+        return true;
+      });
+    }
+    const accepted: Array<[ServerDetail, string[]]> = [
+      [pkg('npm', '@scope/pkg.js', '1.0.0-beta.1+build.5'), ['-y', '@scope/pkg.js@1.0.0-beta.1+build.5']],
+      [pkg('npm', 'left-pad', 'latest'), ['-y', 'left-pad@latest']],
+      [pkg('pypi', 'Mcp_Server.Time', '2026.1.0rc1'), ['Mcp_Server.Time==2026.1.0rc1']],
+      [pkg('nuget', 'Knapcode.SampleMcpServer', '0.5.0'), ['Knapcode.SampleMcpServer@0.5.0', '--yes']],
+      [pkg('oci', 'localhost:5000/org/my_image:v1.2@sha256:0123456789abcdef'), ['run', '-i', '--rm', 'localhost:5000/org/my_image:v1.2@sha256:0123456789abcdef']],
+      [pkg('oci', 'mcp/filesystem', '1.0.2'), ['run', '-i', '--rm', 'mcp/filesystem:1.0.2']],
+    ];
+    for (const [fine, args] of accepted) {
+      const built = await buildEntry(fine, preferredOption(fine)!, p, 'x', defaultsOnly);
+      assert.deepEqual(built.entry.args, args);
+    }
   });
 });

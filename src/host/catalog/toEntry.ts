@@ -3,6 +3,7 @@
 // or `{type: http|sse, url, headers}` for a remote. Every secret becomes an `inputs` entry
 // (password: true) referenced as `${input:id}`, so its value lives in SecretStorage, never in the
 // file. Required values that are not secret are asked through a small prompter.
+import { nugetIdProblem, npmNameProblem, ociReferenceProblem, pypiNameProblem, versionProblem } from './packageNames';
 import { galleryUrl, type Provenance } from './provenance';
 import type { KeyValueInput, RegistryArgument, RegistryInput, RegistryPackage, RegistryRemote, ServerDetail } from './serverJson';
 
@@ -109,7 +110,26 @@ function whyUnsupportedPackage(pkg: RegistryPackage): string | undefined {
     return `the package serves ${pkg.transport.type} on a local port; MCP Host starts packages that speak stdio (add its URL as a remote server instead)`;
   }
   if (pkg.registryType !== 'oci' && !pkg.version) return 'the package has no version to pin';
-  return undefined;
+  return packageProblem(pkg);
+}
+
+/**
+ * Why the package's identifier or version cannot go on a command line, or undefined: each must be a
+ * name of its ecosystem and a plain version, never an option (`--call=…`, `--privileged`), a URL or a path.
+ */
+function packageProblem(pkg: RegistryPackage): string | undefined {
+  switch (pkg.registryType) {
+    case 'npm':
+      return npmNameProblem(pkg.identifier) ?? versionProblem(pkg.version ?? '', 'the package version');
+    case 'pypi':
+      return pypiNameProblem(pkg.identifier) ?? versionProblem(pkg.version ?? '', 'the package version');
+    case 'nuget':
+      return nugetIdProblem(pkg.identifier) ?? versionProblem(pkg.version ?? '', 'the package version');
+    case 'oci':
+      return ociReferenceProblem(ociReference(pkg));
+    default:
+      return undefined;
+  }
 }
 
 /** `image:tag` (the 2025-12 schema puts the tag in the identifier; older documents had `version`). */
@@ -125,7 +145,9 @@ function ociReference(pkg: RegistryPackage): string {
  * is refused, since our config would expand it (a registry entry must not read `${env:…}` secrets).
  */
 export async function buildEntry(server: ServerDetail, option: InstallOption, provenance: Provenance, inputPrefix: string, prompter: ValuePrompter): Promise<BuiltEntry> {
-  if (option.unsupported) throw new UnsupportedServerError(`${server.name}: ${option.unsupported}`);
+  // Asked again: an option may have been made without installOptions.
+  const unsupported = option.unsupported ?? (option.kind === 'package' ? whyUnsupportedPackage(option.pkg) : undefined);
+  if (unsupported) throw new UnsupportedServerError(`${server.name}: ${unsupported}`);
   const ctx = new EntryContext(inputPrefix, prompter);
   const entry = option.kind === 'package' ? await packageEntry(option.pkg, ctx) : await remoteEntry(option.remote, ctx);
   return { entry: { ...entry, gallery: galleryUrl(provenance), version: provenance.version }, inputs: ctx.inputs, secrets: ctx.secrets };
@@ -263,11 +285,13 @@ async function environment(vars: readonly KeyValueInput[] | undefined, ctx: Entr
 }
 
 async function packageEntry(pkg: RegistryPackage, ctx: EntryContext): Promise<McpJsonEntry> {
+  const problem = packageProblem(pkg);
+  if (problem) throw new UnsupportedServerError(`${problem}; not added`);
   const runtimeArgs = await argumentList(pkg.runtimeArguments, ctx);
   const env = await environment(pkg.environmentVariables, ctx);
   const packageArgs = await argumentList(pkg.packageArguments, ctx);
-  const id = literal(pkg.identifier, 'the package identifier');
-  const version = literal(pkg.version ?? '', 'the package version');
+  const id = pkg.identifier;
+  const version = pkg.version ?? '';
   let command: string;
   let args: string[];
   switch (pkg.registryType) {
@@ -288,7 +312,7 @@ async function packageEntry(pkg: RegistryPackage, ctx: EntryContext): Promise<Mc
     case 'oci':
       // The values stay in `env`; docker forwards each named variable with `-e NAME`.
       command = 'docker';
-      args = ['run', '-i', '--rm', ...runtimeArgs, ...Object.keys(env).flatMap((name) => ['-e', name]), literal(ociReference(pkg), 'the image'), ...packageArgs];
+      args = ['run', '-i', '--rm', ...runtimeArgs, ...Object.keys(env).flatMap((name) => ['-e', name]), ociReference(pkg), ...packageArgs];
       break;
     default:
       throw new UnsupportedServerError(`package type "${pkg.registryType}" is not supported`);
