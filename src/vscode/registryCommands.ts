@@ -17,7 +17,7 @@ import {
 } from '../host/catalog';
 import { AddCancelled, buildEntry, installOptions, needsOf, type InstallOption, type ValuePrompter } from '../host/catalog/toEntry';
 import { addEntryToText, configuredNames, replaceEntryInText } from '../host/catalog/configEdit';
-import { repinEntry } from '../host/catalog/provenance';
+import { repinEntry, repinProblem } from '../host/catalog/provenance';
 import type { ServerDetail } from '../host/catalog/serverJson';
 import { errorMessage } from '../util/errorMessage';
 import { isRecord } from '../util/isRecord';
@@ -338,6 +338,7 @@ async function checkForUpdates(controller: HostController, context: vscode.Exten
     return [];
   }
   const updates: Array<PickItem & { server: (typeof candidates)[number]; latest: string }> = [];
+  const refused: string[] = [];
   // A private registry's headers come from mcpHost.registries; a fresh client, so "latest" is not
   // an answer cached earlier in the session.
   const configured = await registries(controller, context);
@@ -352,14 +353,19 @@ async function checkForUpdates(controller: HostController, context: vscode.Exten
       }
       const latest = await client.get(reg.name, 'latest');
       if (latest.kind === 'server' && latest.server.version !== reg.version) {
-        updates.push({ label: s.name, description: `${reg.version} → ${displayText(latest.server.version, 40)}`, detail: reg.name, server: s, latest: latest.server.version });
+        // The registry's text goes on the command line: a version that is not plain is not offered.
+        const problem = repinProblem(latest.server.version);
+        if (problem) refused.push(`${s.name} (${displayText(reg.name, 120)}): ${displayText(problem, 200)}`);
+        else updates.push({ label: s.name, description: `${reg.version} → ${displayText(latest.server.version, 40)}`, detail: reg.name, server: s, latest: latest.server.version });
       }
     } catch (err) {
       controller.mainLog.warn(`Check for Updates: ${reg.name}: ${errorMessage(err)}`);
     }
   }
+  for (const r of refused) controller.mainLog.warn(`Check for Updates: ${r}; not offered`);
+  if (refused.length) void vscode.window.showWarningMessage(`MCP Host: not offered as an update: ${refused.join('; ')}.`);
   if (updates.length === 0) {
-    void vscode.window.showInformationMessage('MCP Host: every server added from a registry is at its latest version.');
+    if (!refused.length) void vscode.window.showInformationMessage('MCP Host: every server added from a registry is at its latest version.');
     return [];
   }
   const picked = await usageServices.prompter.pickMany(updates, { key: 'updates.pick', title: 'Check for Updates', placeHolder: 'Update the pinned version of which servers?', selected: updates });

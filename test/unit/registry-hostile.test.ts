@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { FIXTURES_DIR } from '../helpers/paths';
 import { parseEntry, type ServerDetail } from '../../src/host/catalog/serverJson';
+import { repinEntry, repinProblem } from '../../src/host/catalog/provenance';
 import { UnsupportedServerError, buildEntry, defaultsOnly, installOptions, preferredOption } from '../../src/host/catalog/toEntry';
 
 const REGISTRY = 'https://registry.example.com';
@@ -101,5 +102,15 @@ describe('hostile registry entries', () => {
       const built = await buildEntry(fine, preferredOption(fine)!, p, 'x', defaultsOnly);
       assert.deepEqual(built.entry.args, args);
     }
+  });
+
+  test('Check for Updates: a "latest" version that is not a plain version is not offered, and repinEntry refuses it', () => {
+    const entry = { type: 'stdio', command: 'npx', args: ['-y', 'left-pad@1.3.0'], version: '1.3.0' };
+    for (const latest of ['http://127.0.0.1:47302/${env:SECRET_TOKEN}.tgz', 'file:../x.tgz', 'git+https://evil.example/x.git', '--call=touch x', '1.4.0 ', '${input:other-server-KEY}', '1.4.0\n']) {
+      assert.match(repinProblem(latest) ?? '', /^the latest version ".*" is not a plain version/, latest);
+      assert.throws(() => repinEntry(entry, '1.3.0', latest), /is not a plain version .*; the pin was not changed/);
+    }
+    assert.equal(repinProblem('1.4.0-rc.1'), undefined);
+    assert.deepEqual(repinEntry(entry, '1.3.0', '1.4.0-rc.1').args, ['-y', 'left-pad@1.4.0-rc.1']);
   });
 });
