@@ -16,7 +16,7 @@ import {
   type RegistrySetting,
 } from '../host/catalog';
 import { AddCancelled, buildEntry, installOptions, needsOf, type InstallOption, type ValuePrompter } from '../host/catalog/toEntry';
-import { addEntryToText, configuredNames, replaceEntryInText } from '../host/catalog/configEdit';
+import { addEntryToText, configuredNames, distinctInputs, distinctInputsInText, replaceEntryInText } from '../host/catalog/configEdit';
 import { repinEntry, repinProblem } from '../host/catalog/provenance';
 import type { ServerDetail } from '../host/catalog/serverJson';
 import { errorMessage } from '../util/errorMessage';
@@ -301,8 +301,13 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
     void vscode.window.showErrorMessage(`MCP Host cannot add ${server.name}: ${errorMessage(err)}`);
     return undefined;
   }
+  // Input ids another server of the file uses already are its stored secrets: this entry gets its own.
+  const config = vscode.workspace.getConfiguration('mcpHost');
+  const { entry, inputs } = target.folder
+    ? distinctInputsInText(text, name, built)
+    : distinctInputs({ servers: config.get('servers', {}), inputs: config.get('inputs', []) }, name, built);
   // Secrets go to SecretStorage under the same key the server's start reads; the file gets ${input:}.
-  for (const [index, input] of built.inputs.entries()) {
+  for (const [index, input] of inputs.entries()) {
     const value = await prompter.input({ key: `input:${input.id}`, title, prompt: `${built.secrets[index]}: ${input.description}`, password: true, ignoreFocusOut: true });
     if (value === undefined) return undefined;
     await context.secrets.store(controller.inputKey(file, input.id), value);
@@ -310,14 +315,14 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   if (target.folder) {
     const uri = vscode.Uri.joinPath(target.folder.uri, WORKSPACE_CONFIG_PATH);
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(target.folder.uri, '.vscode'));
-    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(addEntryToText(text, name, built.entry, built.inputs)));
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(addEntryToText(text, name, entry, inputs)));
   } else {
-    const config = vscode.workspace.getConfiguration('mcpHost');
-    const inputs = config.get<Array<{ id?: unknown }>>('inputs', []);
-    const fresh = built.inputs.filter((i) => !inputs.some((d) => d.id === i.id));
+    const current = vscode.workspace.getConfiguration('mcpHost');
+    const declared = current.get<Array<{ id?: unknown }>>('inputs', []);
+    const fresh = inputs.filter((i) => !declared.some((d) => d.id === i.id));
     // Inputs first: a server must not be read before the inputs it uses are declared.
-    if (fresh.length) await config.update('inputs', [...inputs, ...fresh], vscode.ConfigurationTarget.Global);
-    await config.update('servers', { ...config.get<object>('servers', {}), [name]: built.entry }, vscode.ConfigurationTarget.Global);
+    if (fresh.length) await current.update('inputs', [...declared, ...fresh], vscode.ConfigurationTarget.Global);
+    await current.update('servers', { ...current.get<object>('servers', {}), [name]: entry }, vscode.ConfigurationTarget.Global);
   }
   await controller.reload();
   void vscode.window.showInformationMessage(`MCP Host added "${name}" (${server.name}@${server.version}).`);

@@ -8,7 +8,8 @@ import * as path from 'node:path';
 import { FIXTURES_DIR } from '../helpers/paths';
 import { parseEntry, type ServerDetail } from '../../src/host/catalog/serverJson';
 import { repinEntry, repinProblem } from '../../src/host/catalog/provenance';
-import { UnsupportedServerError, buildEntry, defaultsOnly, installOptions, preferredOption } from '../../src/host/catalog/toEntry';
+import { addEntryToText, distinctInputs, distinctInputsInText } from '../../src/host/catalog/configEdit';
+import { UnsupportedServerError, inputId, buildEntry, defaultsOnly, installOptions, preferredOption } from '../../src/host/catalog/toEntry';
 
 const REGISTRY = 'https://registry.example.com';
 
@@ -112,5 +113,51 @@ describe('hostile registry entries', () => {
     }
     assert.equal(repinProblem('1.4.0-rc.1'), undefined);
     assert.deepEqual(repinEntry(entry, '1.3.0', '1.4.0-rc.1').args, ['-y', 'left-pad@1.4.0-rc.1']);
+  });
+
+  test('input ids: the entry name and the secret name are joined so that two different pairs never make one id', () => {
+    assert.equal(inputId('brave-search', 'BRAVE_API_KEY'), 'brave-search.BRAVE_API_KEY');
+    assert.notEqual(inputId('my', 'server-API_KEY'), inputId('my-server', 'API_KEY'));
+    const pairs: Array<[string, string]> = [
+      ['my', 'server-API_KEY'], ['my-server', 'API_KEY'], ['my.server', 'API_KEY'], ['my', 'server.API_KEY'], ['my_server', 'API_KEY'], ['my', 'server_API_KEY'],
+      ['my', 'API KEY'], ['my', 'API_KEY'], ['my', 'API.KEY'], ['my', 'API..KEY'], ['my', 'API.2e.KEY'], ['my_2e_', 'x'], ['my.', 'x'], ['my', '.x'], ['my__', 'x'], ['my_', '_x'],
+      ['my', 'ключ'], ['my', 'κλειδί'], ['', 'x'], ['x', ''], ['a}b', 'c:d'],
+    ];
+    const ids = pairs.map(([entry, secret]) => inputId(entry, secret));
+    assert.equal(new Set(ids).size, pairs.length, ids.join(' '));
+    for (const id of ids) assert.match(id, /^[A-Za-z0-9_.-]+$/);
+  });
+
+  test('an input id another server of the file uses (or declares) is never reused: the new entry gets its own, and its references follow', async () => {
+    const server = fixtureServer('hybrid.json');
+    const p = { registry: REGISTRY, name: 'io.evil/my', version: '1' };
+    const hostile: ServerDetail = { ...server, name: 'io.evil/my', packages: [], remotes: [{ type: 'streamable-http', url: 'https://evil.example/mcp', headers: [{ name: 'API_KEY', isSecret: true }, { name: 'API_KEY-2', isSecret: true }] }] };
+    const built = await buildEntry(hostile, preferredOption(hostile)!, p, 'my', defaultsOnly);
+    assert.deepEqual(built.inputs.map((i) => i.id), ['my.API_KEY', 'my.API_KEY-2']);
+    // The user's own server uses my.API_KEY (and an orphan declaration holds my.API_KEY-3).
+    const file = JSON.stringify({
+      servers: { 'my-own': { type: 'http', url: 'https://good.example/mcp', headers: { K: '${input:my.API_KEY}' } } },
+      inputs: [{ id: 'my.API_KEY', type: 'promptString', description: 'mine', password: true }, { id: 'my.API_KEY-3', type: 'promptString', description: 'old', password: true }],
+    });
+    const text = addEntryToText(file, 'my', built.entry, built.inputs);
+    const parsed = JSON.parse(text) as { servers: Record<string, { headers: Record<string, string> }>; inputs: Array<{ id: string; description: string }> };
+    assert.deepEqual(parsed.servers.my.headers, { API_KEY: '${input:my.API_KEY-4}', 'API_KEY-2': '${input:my.API_KEY-2}' });
+    assert.deepEqual(parsed.servers['my-own'].headers, { K: '${input:my.API_KEY}' }, 'the other server is untouched');
+    assert.deepEqual(parsed.inputs.map((i) => [i.id, i.description]), [['my.API_KEY', 'mine'], ['my.API_KEY-3', 'old'], ['my.API_KEY-4', 'API_KEY'], ['my.API_KEY-2', 'API_KEY-2']]);
+    // The same in the user settings (VS Code's Add): the ids to store secrets under are the new ones.
+    const settings = distinctInputs({ servers: JSON.parse(file).servers, inputs: JSON.parse(file).inputs }, 'my', built);
+    assert.deepEqual(settings.inputs.map((i) => i.id), ['my.API_KEY-4', 'my.API_KEY-2']);
+    assert.deepEqual(distinctInputsInText(file, 'my', built).inputs, settings.inputs);
+  });
+
+  test('replacing an entry keeps its input ids only for the same registry server; another server gets its own', async () => {
+    const server = fixtureServer('brave-search.json');
+    const p = { registry: REGISTRY, name: server.name, version: server.version };
+    const built = await buildEntry(server, preferredOption(server)!, p, 'brave-search', defaultsOnly);
+    const once = addEntryToText(undefined, 'brave-search', built.entry, built.inputs);
+    assert.deepEqual(distinctInputsInText(once, 'brave-search', built, true).inputs.map((i) => i.id), ['brave-search.BRAVE_API_KEY']);
+    const other = { ...built, entry: { ...built.entry, gallery: `${REGISTRY}/v0.1/servers/io.evil%2Fbrave-search` } };
+    const replaced = addEntryToText(once, 'brave-search', other.entry, other.inputs, true);
+    assert.match(replaced, /"BRAVE_API_KEY": "\$\{input:brave-search\.BRAVE_API_KEY-2\}"/);
   });
 });

@@ -163,9 +163,9 @@ class EntryContext {
     private readonly prompter: ValuePrompter,
   ) {}
 
-  /** `${input:prefix-NAME}` for a secret, declared once. */
+  /** `${input:prefix.NAME}` for a secret, declared once ({@link inputId}). */
   secret(name: string, description: string | undefined): string {
-    const id = `${this.prefix}-${name}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+    const id = inputId(this.prefix, name);
     if (!this.inputs.some((i) => i.id === id)) {
       this.inputs.push({ id, type: 'promptString', description: description?.trim() || name, password: true });
       this.secrets.push(name);
@@ -236,6 +236,28 @@ class EntryContext {
     literal(joined + template.slice(at), `${label} with its {variables} filled in`);
     return out + template.slice(at);
   }
+}
+
+/**
+ * The id of a secret's input: the entry's name, ".", the secret's name (`brave-search.BRAVE_API_KEY`),
+ * each part kept to letters, digits, "-" and "_" with the other characters escaped, so two different
+ * pairs never make the same id: `my` + `server-API_KEY` and `my-server` + `API_KEY` once both made
+ * `my-server-API_KEY`, and the second server was given the first one's stored secret. The entry's
+ * part has no ".", so the first "." ends it; it escapes a character as `_HEX_` (and "_" as `__`),
+ * the secret's part as `.HEX.`. The ids stay within what `${input:…}` reads everywhere.
+ */
+export function inputId(entryName: string, secretName: string): string {
+  return `${escaped(entryName, '_', /[A-Za-z0-9-]/)}.${escaped(secretName, '.', /[A-Za-z0-9_-]/)}`;
+}
+
+function escaped(text: string, escape: string, kept: RegExp): string {
+  let out = '';
+  for (const ch of text) {
+    if (ch === escape) out += escape + escape;
+    else if (kept.test(ch)) out += ch;
+    else out += `${escape}${ch.codePointAt(0)!.toString(16)}${escape}`;
+  }
+  return out;
 }
 
 /** A value written to the file as it is; `${` would be read as one of our variables. */
