@@ -160,4 +160,27 @@ describe('hostile registry entries', () => {
     const replaced = addEntryToText(once, 'brave-search', other.entry, other.inputs, true);
     assert.match(replaced, /"BRAVE_API_KEY": "\$\{input:brave-search\.BRAVE_API_KEY-2\}"/);
   });
+
+  test('{variables} are filled in one pass: each name is looked up once, whatever the number of "{" (200 000 of them)', async () => {
+    const server = fixtureServer('hybrid.json');
+    const p = { registry: REGISTRY, name: server.name, version: '1' };
+    const remote = (url: string, variables: NonNullable<Remote['variables']>): ServerDetail => ({ ...server, packages: [], remotes: [{ type: 'streamable-http', url, variables }] });
+    // Structure, not time: the names looked up are no longer, together, than the template.
+    let looked = 0;
+    const counted = new Proxy({ v: { value: 'ok' } } as NonNullable<Remote['variables']>, {
+      getOwnPropertyDescriptor(target, key) {
+        if (typeof key === 'string') looked += key.length + 1;
+        return Reflect.getOwnPropertyDescriptor(target, key);
+      },
+    });
+    const small = `https://x.example/${'{'.repeat(2000)}a}{v}`;
+    const smallServer = remote(small, counted);
+    const built = await buildEntry(smallServer, preferredOption(smallServer)!, p, 'x', defaultsOnly);
+    assert.equal(built.entry.url, `https://x.example/${'{'.repeat(2000)}a}ok`);
+    assert.ok(looked <= small.length, `${looked} characters of names looked up for a template of ${small.length}`);
+    const url = `https://x.example/${'{'.repeat(200_000)}}/{v}/{{v}}`;
+    const bigServer = remote(url, { v: { value: 'ok' } });
+    const big = await buildEntry(bigServer, preferredOption(bigServer)!, p, 'x', defaultsOnly);
+    assert.equal(big.entry.url, `https://x.example/${'{'.repeat(200_000)}}/ok/{ok}`);
+  });
 });

@@ -153,6 +153,9 @@ export async function buildEntry(server: ServerDetail, option: InstallOption, pr
   return { entry: { ...entry, gallery: galleryUrl(provenance), version: provenance.version }, inputs: ctx.inputs, secrets: ctx.secrets };
 }
 
+/** `{name}` in a server.json template: a name without braces (so a match is found in one pass). */
+const TEMPLATE_VARIABLE = /\{([^{}]*)\}/g;
+
 /** The questions and `${input:}` references gathered while one entry is built. */
 class EntryContext {
   readonly inputs: McpJsonInput[] = [];
@@ -205,36 +208,26 @@ class EntryContext {
    */
   async fill(template: string, variables: Record<string, RegistryInput>, label: string): Promise<string> {
     literal(template, label);
-    let out = '';
-    // The same text with each secret's `${input:}` (ours) as a space: what the registry wrote and
-    // the values, joined, for the check of the whole.
-    let joined = '';
+    // The pieces of the result, and the same with each secret's `${input:}` (ours) as a space:
+    // what the registry wrote and the values, joined, for the check of the whole.
+    const out: string[] = [];
+    const joined: string[] = [];
     let at = 0;
-    for (;;) {
-      const open = template.indexOf('{', at);
-      const close = open === -1 ? -1 : template.indexOf('}', open + 1);
-      if (open === -1 || close === -1) break;
-      const name = template.slice(open + 1, close);
+    // One pass: each `{` is looked at once (the name between braces has neither brace).
+    for (const match of template.matchAll(TEMPLATE_VARIABLE)) {
+      const name = match[1];
       const variable = Object.hasOwn(variables, name) ? variables[name] : undefined;
-      out += template.slice(at, open);
-      joined += template.slice(at, open);
-      if (variable?.isSecret) {
-        out += this.secret(name, variable.description);
-        joined += ' ';
-        at = close + 1;
-      } else if (variable) {
-        const value = literal(variable.value ?? (await this.ask(`var:${name}`, name, variable)), name);
-        out += value;
-        joined += value;
-        at = close + 1;
-      } else {
-        out += '{';
-        joined += '{';
-        at = open + 1;
-      }
+      if (!variable) continue;
+      const text = template.slice(at, match.index);
+      const value = variable.isSecret ? undefined : literal(variable.value ?? (await this.ask(`var:${name}`, name, variable)), name);
+      out.push(text, value ?? this.secret(name, variable.description));
+      joined.push(text, value ?? ' ');
+      at = match.index + match[0].length;
     }
-    literal(joined + template.slice(at), `${label} with its {variables} filled in`);
-    return out + template.slice(at);
+    out.push(template.slice(at));
+    joined.push(template.slice(at));
+    literal(joined.join(''), `${label} with its {variables} filled in`);
+    return out.join('');
   }
 }
 
