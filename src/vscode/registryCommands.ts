@@ -16,7 +16,7 @@ import {
   type RegistrySetting,
 } from '../host/catalog';
 import { AddCancelled, buildEntry, installOptions, needsOf, type InstallOption, type ValuePrompter } from '../host/catalog/toEntry';
-import { addEntryToText, configuredNames, distinctInputs, distinctInputsInText, replaceEntryInText } from '../host/catalog/configEdit';
+import { addEntryToText, configuredNames, distinctInputs, distinctInputsInText, entryNameProblem, replaceEntryInText } from '../host/catalog/configEdit';
 import { repinEntry, repinProblem } from '../host/catalog/provenance';
 import type { ServerDetail } from '../host/catalog/serverJson';
 import { errorMessage } from '../util/errorMessage';
@@ -282,13 +282,13 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   const text = target.folder ? await readIfExists(file) : undefined;
   const taken = target.folder ? configuredNames(text) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
   let name = suggestEntryName(server.name);
-  if (taken.has(name)) {
+  if (taken.has(name) || entryNameProblem(name)) {
     const typed = await prompter.input({
       key: 'browse.name',
       title,
-      prompt: `"${name}" is already configured there. A name for this server:`,
+      prompt: `${entryNameProblem(name) ?? `"${name}" is already configured there`}. A name for this server:`,
       value: uniqueName(name, taken),
-      validate: (v) => (!v.trim() ? 'Enter a name' : taken.has(v.trim()) ? `"${v.trim()}" is already configured there` : undefined),
+      validate: (v) => (!v.trim() ? 'Enter a name' : taken.has(v.trim()) ? `"${v.trim()}" is already configured there` : entryNameProblem(v.trim())),
     });
     if (!typed) return undefined;
     name = typed.trim();
@@ -330,7 +330,7 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
 }
 
 function uniqueName(name: string, taken: Set<string>): string {
-  if (!taken.has(name)) return name;
+  if (!taken.has(name) && !entryNameProblem(name)) return name;
   for (let i = 2; ; i++) if (!taken.has(`${name}-${i}`)) return `${name}-${i}`;
 }
 

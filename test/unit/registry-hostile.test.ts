@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { FIXTURES_DIR } from '../helpers/paths';
 import { parseEntry, type ServerDetail } from '../../src/host/catalog/serverJson';
 import { repinEntry, repinProblem } from '../../src/host/catalog/provenance';
-import { addEntryToText, distinctInputs, distinctInputsInText } from '../../src/host/catalog/configEdit';
+import { EntryExistsError, EntryNameError, addEntryToText, configuredNames, distinctInputs, distinctInputsInText, entryNameProblem } from '../../src/host/catalog/configEdit';
 import { UnsupportedServerError, inputId, buildEntry, defaultsOnly, installOptions, preferredOption } from '../../src/host/catalog/toEntry';
 
 const REGISTRY = 'https://registry.example.com';
@@ -182,5 +182,25 @@ describe('hostile registry entries', () => {
     const bigServer = remote(url, { v: { value: 'ok' } });
     const big = await buildEntry(bigServer, preferredOption(bigServer)!, p, 'x', defaultsOnly);
     assert.equal(big.entry.url, `https://x.example/${'{'.repeat(200_000)}}/ok/{ok}`);
+  });
+
+  test('an entry named "__proto__", "constructor" or "prototype" is refused (and a "__proto__" in the file counts as configured)', async () => {
+    const server = fixtureServer('everything.json');
+    const built = await buildEntry(server, preferredOption(server)!, { registry: REGISTRY, name: 'io.evil/__proto__', version: '1' }, '__proto__', defaultsOnly);
+    const mine = '{"servers": {"__proto__": {"command": "node", "args": ["mine.js"]}, "other": {"command": "x"}}}';
+    assert.deepEqual([...configuredNames(mine)], ['__proto__', 'other']);
+    for (const name of ['__proto__', 'constructor', 'prototype']) {
+      for (const replace of [false, true]) {
+        assert.throws(() => addEntryToText(mine, name, built.entry, built.inputs, replace), (err: unknown) => {
+          assert.ok(err instanceof EntryNameError && err instanceof EntryExistsError);
+          assert.equal(err.message, `"${name}" cannot be a server's name (JavaScript objects read it as something else); choose another name (--name)`);
+          return true;
+        });
+      }
+    }
+    assert.equal(entryNameProblem('everything'), undefined);
+    const added = addEntryToText(mine, 'everything', built.entry, built.inputs);
+    assert.deepEqual([...configuredNames(added)], ['__proto__', 'other', 'everything']);
+    assert.match(added, /"mine\.js"/, 'the other entries stay');
   });
 });

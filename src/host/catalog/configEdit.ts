@@ -1,7 +1,7 @@
 // Writing an added server into an mcp.json text with jsonc-parser edits: the file's comments and
 // formatting stay, an existing entry is never replaced unless asked, and inputs already declared
 // (by id) are not declared twice.
-import { applyEdits, modify, parse as parseJsonc, type ParseError } from 'jsonc-parser';
+import { applyEdits, findNodeAtLocation, modify, parse as parseJsonc, parseTree, type ParseError } from 'jsonc-parser';
 import { isRecord } from '../../util/isRecord';
 import type { McpJsonEntry, McpJsonInput } from './toEntry';
 
@@ -16,11 +16,35 @@ function serversKey(root: unknown): 'servers' | 'mcpServers' {
   return isRecord(root) && !isRecord(root.servers) && isRecord(root.mcpServers) ? 'mcpServers' : 'servers';
 }
 
-/** The names already configured in a file's text. */
+/**
+ * The names already configured in a file's text, read from the syntax tree as our config loader
+ * reads them: a parsed object would hide `"__proto__"` (it sets the object's prototype instead).
+ */
 export function configuredNames(text: string | undefined): Set<string> {
-  const root: unknown = text ? parseJsonc(text, [], { allowTrailingComma: true }) : undefined;
-  const servers = isRecord(root) ? root[serversKey(root)] : undefined;
-  return new Set(isRecord(servers) ? Object.keys(servers) : []);
+  const names = new Set<string>();
+  if (!text) return names;
+  const root: unknown = parseJsonc(text, [], { allowTrailingComma: true });
+  const tree = parseTree(text, [], { allowTrailingComma: true });
+  const servers = tree && findNodeAtLocation(tree, [serversKey(root)]);
+  if (servers?.type !== 'object') return names;
+  for (const property of servers.children ?? []) {
+    const key = property.children?.[0];
+    if (key?.type === 'string') names.add(String(key.value));
+  }
+  return names;
+}
+
+/** Names a JavaScript object does not keep as plain keys (VS Code's settings and our own parse would lose them). */
+const RESERVED_NAMES = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Why `name` cannot be a server's name, or undefined. */
+export function entryNameProblem(name: string): string | undefined {
+  return RESERVED_NAMES.has(name) ? `"${name}" cannot be a server's name (JavaScript objects read it as something else)` : undefined;
+}
+
+/** A name that cannot be used: like a taken name, another must be chosen. */
+export class EntryNameError extends EntryExistsError {
+  override name = 'EntryNameError';
 }
 
 /** An entry and the inputs it declares. */
@@ -101,6 +125,8 @@ export function addEntryToText(text: string | undefined, name: string, added: Mc
   const root: unknown = parseJsonc(out, errors, { allowTrailingComma: true });
   if (errors.length > 0 || !isRecord(root)) throw new Error('the file is not a JSON object; fix it first');
   const key = serversKey(root);
+  const problem = entryNameProblem(name);
+  if (problem) throw new EntryNameError(`${problem}; choose another name (--name)`);
   if (!replace && configuredNames(out).has(name)) {
     throw new EntryExistsError(`a server named "${name}" is already configured; choose another name (--name) or replace it (--force)`);
   }
