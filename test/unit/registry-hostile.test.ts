@@ -203,4 +203,28 @@ describe('hostile registry entries', () => {
     assert.deepEqual([...configuredNames(added)], ['__proto__', 'other', 'everything']);
     assert.match(added, /"mine\.js"/, 'the other entries stay');
   });
+
+  test('a remote URL must be https:, or http: to this machine; others are refused, naming the server and the URL', async () => {
+    const server = fixtureServer('hybrid.json');
+    const p = { registry: REGISTRY, name: 'io.evil/u', version: '1' };
+    const remote = (url: string, variables?: Remote['variables']): ServerDetail => ({ ...server, name: 'io.evil/u', packages: [], remotes: [{ type: 'streamable-http', url, ...(variables ? { variables } : {}) }] });
+    for (const url of ['http://evil.example/mcp', 'http://192.168.1.10/mcp', 'http://10.0.0.1/mcp', 'ftp://evil.example/mcp', 'file:///etc/passwd', 'ws://127.0.0.1/mcp', 'javascript:alert(1)', 'not a url']) {
+      const [option] = installOptions(remote(url));
+      assert.match(option.unsupported ?? '', /^the URL ".*" is (neither https: nor http: to this machine \(localhost\)|not a valid URL)$/, url);
+      assert.equal(preferredOption(remote(url)), undefined);
+      await assert.rejects(buildEntry(remote(url), { ...option, unsupported: undefined } as typeof option, p, 'u', defaultsOnly), (err: unknown) => {
+        assert.ok(err instanceof UnsupportedServerError);
+        assert.ok(err.message.startsWith(`io.evil/u: the URL ${JSON.stringify(url)} is `), err.message);
+        return true;
+      });
+    }
+    // With {variables}: checked once they are filled in.
+    const templated = remote('http://{host}/mcp', { host: { isRequired: true, default: 'evil.example' } });
+    assert.equal(installOptions(templated)[0].unsupported, undefined);
+    await assert.rejects(buildEntry(templated, preferredOption(templated)!, p, 'u', defaultsOnly), /^UnsupportedServerError: io\.evil\/u: the URL "http:\/\/evil\.example\/mcp" is neither https: nor http: to this machine/);
+    for (const url of ['https://mcp.example.com/mcp', 'http://127.0.0.1:8080/mcp', 'http://localhost:3000/mcp', 'http://[::1]:3000/mcp']) {
+      const built = await buildEntry(remote(url), preferredOption(remote(url))!, p, 'u', defaultsOnly);
+      assert.equal(built.entry.url, url);
+    }
+  });
 });

@@ -3,7 +3,8 @@
 // or `{type: http|sse, url, headers}` for a remote. Every secret becomes an `inputs` entry
 // (password: true) referenced as `${input:id}`, so its value lives in SecretStorage, never in the
 // file. Required values that are not secret are asked through a small prompter.
-import { nugetIdProblem, npmNameProblem, ociReferenceProblem, pypiNameProblem, versionProblem } from './packageNames';
+import { zoneOfUrl } from '../../util/networkZone';
+import { nugetIdProblem, npmNameProblem, ociReferenceProblem, pypiNameProblem, shownValue, versionProblem } from './packageNames';
 import { galleryUrl, type Provenance } from './provenance';
 import type { KeyValueInput, RegistryArgument, RegistryInput, RegistryPackage, RegistryRemote, ServerDetail } from './serverJson';
 
@@ -74,7 +75,9 @@ export function installOptions(server: ServerDetail): InstallOption[] {
     options.push({ kind: 'package', index, pkg, label: packageLabel(pkg), ...(unsupported ? { unsupported } : {}) });
   });
   (server.remotes ?? []).forEach((remote, index) => {
-    options.push({ kind: 'remote', index, remote, label: `${remote.type} ${remote.url}` });
+    // A URL with {variables} is checked once they are filled in.
+    const unsupported = remote.url.includes('{') ? undefined : remoteUrlProblem(remote.url);
+    options.push({ kind: 'remote', index, remote, label: `${remote.type} ${remote.url}`, ...(unsupported ? { unsupported } : {}) });
   });
   return options;
 }
@@ -150,7 +153,25 @@ export async function buildEntry(server: ServerDetail, option: InstallOption, pr
   if (unsupported) throw new UnsupportedServerError(`${server.name}: ${unsupported}`);
   const ctx = new EntryContext(inputPrefix, prompter);
   const entry = option.kind === 'package' ? await packageEntry(option.pkg, ctx) : await remoteEntry(option.remote, ctx);
+  const urlProblem = typeof entry.url === 'string' ? remoteUrlProblem(entry.url) : undefined;
+  if (urlProblem) throw new UnsupportedServerError(`${server.name}: ${urlProblem}; not added`);
   return { entry: { ...entry, gallery: galleryUrl(provenance), version: provenance.version }, inputs: ctx.inputs, secrets: ctx.secrets };
+}
+
+/**
+ * Why a remote's URL is not one to connect to, or undefined: `https:`, or `http:` to this machine
+ * only (a local server); anything else would send the requests and their secrets in the clear, or
+ * is not a server at all.
+ */
+function remoteUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `the URL ${shownValue(url)} is not a valid URL`;
+  }
+  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && zoneOfUrl(parsed) === 'loopback')) return undefined;
+  return `the URL ${shownValue(url)} is neither https: nor http: to this machine (localhost)`;
 }
 
 /** `{name}` in a server.json template: a name without braces (so a match is found in one pass). */
