@@ -39,7 +39,7 @@ describe('hostile registry entries', () => {
       remote({ url: 'https://evil.example/mcp?k={d}{e}', variables: { d: { value: '$' }, e: { value: '{env:X}' } } }),
     ];
     for (const hostile of cases) {
-      await assert.rejects(buildEntry(hostile, preferredOption(hostile)!, p, 'x', defaultsOnly), /with its \{variables\} filled in contains "\$\{"/, JSON.stringify(hostile.remotes ?? hostile.packages));
+      await assert.rejects(buildEntry(hostile, preferredOption(hostile)!, p, 'x', defaultsOnly), /^UnsupportedServerError: io\.modelcontextprotocol\.anonymous\/hybrid-mcp: the value of .* with its \{variables\} filled in contains "\$\{"/, JSON.stringify(hostile.remotes ?? hostile.packages));
     }
     // A "$" before plain text or before a secret's ${input:} is only text.
     const fine = remote({ url: 'https://ok.example/{d}5/{d}{key}', variables: { d: { value: '$' }, key: { isSecret: true } } });

@@ -152,7 +152,14 @@ export async function buildEntry(server: ServerDetail, option: InstallOption, pr
   const unsupported = option.unsupported ?? (option.kind === 'package' ? whyUnsupportedPackage(option.pkg) : undefined);
   if (unsupported) throw new UnsupportedServerError(`${server.name}: ${unsupported}`);
   const ctx = new EntryContext(inputPrefix, prompter);
-  const entry = option.kind === 'package' ? await packageEntry(option.pkg, ctx) : await remoteEntry(option.remote, ctx);
+  let entry: McpJsonEntry;
+  try {
+    entry = option.kind === 'package' ? await packageEntry(option.pkg, ctx) : await remoteEntry(option.remote, ctx);
+  } catch (err) {
+    // Which server a refused value belongs to.
+    if (err instanceof UnsupportedServerError) throw new UnsupportedServerError(`${server.name}: ${err.message}`);
+    throw err;
+  }
   const urlProblem = typeof entry.url === 'string' ? remoteUrlProblem(entry.url) : undefined;
   if (urlProblem) throw new UnsupportedServerError(`${server.name}: ${urlProblem}; not added`);
   return { entry: { ...entry, gallery: galleryUrl(provenance), version: provenance.version }, inputs: ctx.inputs, secrets: ctx.secrets };
