@@ -16,8 +16,8 @@ import {
   type RegistrySetting,
 } from '../host/catalog';
 import { AddCancelled, buildEntry, installOptions, needsOf, type InstallOption, type ValuePrompter } from '../host/catalog/toEntry';
-import { addEntryToText, configuredNames, replaceEntryInText } from '../host/catalog/configEdit';
-import { repinEntry } from '../host/catalog/provenance';
+import { addEntryToText, configuredNames, distinctInputs, distinctInputsInText, entryNameProblem, replaceEntryInText } from '../host/catalog/configEdit';
+import { repinEntry, repinProblem } from '../host/catalog/provenance';
 import type { ServerDetail } from '../host/catalog/serverJson';
 import { errorMessage } from '../util/errorMessage';
 import { isRecord } from '../util/isRecord';
@@ -282,13 +282,13 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   const text = target.folder ? await readIfExists(file) : undefined;
   const taken = target.folder ? configuredNames(text) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
   let name = suggestEntryName(server.name);
-  if (taken.has(name)) {
+  if (taken.has(name) || entryNameProblem(name)) {
     const typed = await prompter.input({
       key: 'browse.name',
       title,
-      prompt: `"${name}" is already configured there. A name for this server:`,
+      prompt: `${entryNameProblem(name) ?? `"${name}" is already configured there`}. A name for this server:`,
       value: uniqueName(name, taken),
-      validate: (v) => (!v.trim() ? 'Enter a name' : taken.has(v.trim()) ? `"${v.trim()}" is already configured there` : undefined),
+      validate: (v) => (!v.trim() ? 'Enter a name' : taken.has(v.trim()) ? `"${v.trim()}" is already configured there` : entryNameProblem(v.trim())),
     });
     if (!typed) return undefined;
     name = typed.trim();
@@ -301,8 +301,13 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
     void vscode.window.showErrorMessage(`MCP Host cannot add ${server.name}: ${errorMessage(err)}`);
     return undefined;
   }
+  // Input ids another server of the file uses already are its stored secrets: this entry gets its own.
+  const config = vscode.workspace.getConfiguration('mcpHost');
+  const { entry, inputs } = target.folder
+    ? distinctInputsInText(text, name, built)
+    : distinctInputs({ servers: config.get('servers', {}), inputs: config.get('inputs', []) }, name, built);
   // Secrets go to SecretStorage under the same key the server's start reads; the file gets ${input:}.
-  for (const [index, input] of built.inputs.entries()) {
+  for (const [index, input] of inputs.entries()) {
     const value = await prompter.input({ key: `input:${input.id}`, title, prompt: `${built.secrets[index]}: ${input.description}`, password: true, ignoreFocusOut: true });
     if (value === undefined) return undefined;
     await context.secrets.store(controller.inputKey(file, input.id), value);
@@ -310,14 +315,14 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   if (target.folder) {
     const uri = vscode.Uri.joinPath(target.folder.uri, WORKSPACE_CONFIG_PATH);
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(target.folder.uri, '.vscode'));
-    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(addEntryToText(text, name, built.entry, built.inputs)));
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(addEntryToText(text, name, entry, inputs)));
   } else {
-    const config = vscode.workspace.getConfiguration('mcpHost');
-    const inputs = config.get<Array<{ id?: unknown }>>('inputs', []);
-    const fresh = built.inputs.filter((i) => !inputs.some((d) => d.id === i.id));
+    const current = vscode.workspace.getConfiguration('mcpHost');
+    const declared = current.get<Array<{ id?: unknown }>>('inputs', []);
+    const fresh = inputs.filter((i) => !declared.some((d) => d.id === i.id));
     // Inputs first: a server must not be read before the inputs it uses are declared.
-    if (fresh.length) await config.update('inputs', [...inputs, ...fresh], vscode.ConfigurationTarget.Global);
-    await config.update('servers', { ...config.get<object>('servers', {}), [name]: built.entry }, vscode.ConfigurationTarget.Global);
+    if (fresh.length) await current.update('inputs', [...declared, ...fresh], vscode.ConfigurationTarget.Global);
+    await current.update('servers', { ...current.get<object>('servers', {}), [name]: entry }, vscode.ConfigurationTarget.Global);
   }
   await controller.reload();
   void vscode.window.showInformationMessage(`MCP Host added "${name}" (${server.name}@${server.version}).`);
@@ -325,7 +330,7 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
 }
 
 function uniqueName(name: string, taken: Set<string>): string {
-  if (!taken.has(name)) return name;
+  if (!taken.has(name) && !entryNameProblem(name)) return name;
   for (let i = 2; ; i++) if (!taken.has(`${name}-${i}`)) return `${name}-${i}`;
 }
 
@@ -338,6 +343,7 @@ async function checkForUpdates(controller: HostController, context: vscode.Exten
     return [];
   }
   const updates: Array<PickItem & { server: (typeof candidates)[number]; latest: string }> = [];
+  const refused: string[] = [];
   // A private registry's headers come from mcpHost.registries; a fresh client, so "latest" is not
   // an answer cached earlier in the session.
   const configured = await registries(controller, context);
@@ -352,14 +358,19 @@ async function checkForUpdates(controller: HostController, context: vscode.Exten
       }
       const latest = await client.get(reg.name, 'latest');
       if (latest.kind === 'server' && latest.server.version !== reg.version) {
-        updates.push({ label: s.name, description: `${reg.version} → ${displayText(latest.server.version, 40)}`, detail: reg.name, server: s, latest: latest.server.version });
+        // The registry's text goes on the command line: a version that is not plain is not offered.
+        const problem = repinProblem(latest.server.version);
+        if (problem) refused.push(`${s.name} (${displayText(reg.name, 120)}): ${displayText(problem, 200)}`);
+        else updates.push({ label: s.name, description: `${reg.version} → ${displayText(latest.server.version, 40)}`, detail: reg.name, server: s, latest: latest.server.version });
       }
     } catch (err) {
       controller.mainLog.warn(`Check for Updates: ${reg.name}: ${errorMessage(err)}`);
     }
   }
+  for (const r of refused) controller.mainLog.warn(`Check for Updates: ${r}; not offered`);
+  if (refused.length) void vscode.window.showWarningMessage(`MCP Host: not offered as an update: ${refused.join('; ')}.`);
   if (updates.length === 0) {
-    void vscode.window.showInformationMessage('MCP Host: every server added from a registry is at its latest version.');
+    if (!refused.length) void vscode.window.showInformationMessage('MCP Host: every server added from a registry is at its latest version.');
     return [];
   }
   const picked = await usageServices.prompter.pickMany(updates, { key: 'updates.pick', title: 'Check for Updates', placeHolder: 'Update the pinned version of which servers?', selected: updates });

@@ -59,7 +59,7 @@ await scenario(
         await row.locator('.label-description', { hasText: /^running/ }).waitFor({ state: 'visible', timeout: 60_000 });
         const written = readFileSync(DEMO_MCP_JSON, 'utf8');
         if (written.includes('ek-e2e-3c9d1f')) throw new Error('the secret was written to mcp.json');
-        if (!written.includes('${input:everything-with-key-EVERYTHING_API_KEY}')) throw new Error('the entry does not reference the input');
+        if (!written.includes('${input:everything-with-key.EVERYTHING_API_KEY}')) throw new Error('the entry does not reference the input');
         await page.mouse.move(900, 500);
         await page.waitForTimeout(300);
         await page.screenshot({ path: join(RESULTS, `registry-added-${flavour}.png`) });

@@ -55,7 +55,7 @@ describe('MCP registry: Browse Servers… and Check for Updates', function () {
     const person = new ScriptedPerson()
       .once('browse.server', /Everything \(with a key\)/)
       .once('browse.target', /workspace/)
-      .once('input:everything-with-key-EVERYTHING_API_KEY', secret);
+      .once('input:everything-with-key.EVERYTHING_API_KEY', secret);
     const hooks = await testHooks();
     hooks.setPrompter(person);
     try {
@@ -66,7 +66,7 @@ describe('MCP registry: Browse Servers… and Check for Updates', function () {
       const row = listed.method === 'pick' ? listed.items.find((i) => /with a key/.test(i.label)) : undefined;
       assert.match(row?.detail ?? '', /needs EVERYTHING_API_KEY \(secret\)/);
       assert.match(row?.description ?? '', /^2026\.8\.31/);
-      const asked = person.questions('input:everything-with-key-EVERYTHING_API_KEY');
+      const asked = person.questions('input:everything-with-key.EVERYTHING_API_KEY');
       assert.equal(asked.length, 1);
       assert.equal(asked[0].method === 'input' && asked[0].options.password, true, 'typed as a password');
 
@@ -78,7 +78,7 @@ describe('MCP registry: Browse Servers… and Check for Updates', function () {
         type: 'stdio',
         command: 'npx',
         args: ['-y', '@modelcontextprotocol/server-everything@2026.8.31'],
-        env: { EVERYTHING_API_KEY: '${input:everything-with-key-EVERYTHING_API_KEY}' },
+        env: { EVERYTHING_API_KEY: '${input:everything-with-key.EVERYTHING_API_KEY}' },
         gallery: `${registry.base}/v0.1/servers/io.github.mcp-host%2Feverything-with-key`,
         version: '2026.8.31',
       });
@@ -86,7 +86,7 @@ describe('MCP registry: Browse Servers… and Check for Updates', function () {
       const s = await waitForState(api, 'everything-with-key', 'running', 90_000);
       const result = await s.callTool('get-env', {});
       assert.ok(JSON.stringify(result.content).includes(secret), 'the server got the secret in its environment');
-      assert.equal(person.questions('input:everything-with-key-EVERYTHING_API_KEY').length, 1, 'not asked again at start: it was read from SecretStorage');
+      assert.equal(person.questions('input:everything-with-key.EVERYTHING_API_KEY').length, 1, 'not asked again at start: it was read from SecretStorage');
       const tooltip = api.tree.getTreeItem({ kind: 'server', server: s }).tooltip as vscode.MarkdownString;
       assert.match(tooltip.value, /Registry: `io\.github\.mcp-host\/everything-with-key@2026\.8\.31`/);
       assert.ok(!tooltip.value.includes(secret));

@@ -325,8 +325,8 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
     const text = fs.readFileSync(path.join(dir, '.vscode', 'mcp.json'), 'utf8');
     assert.ok(!text.includes('BSA-secret-value'));
     const json = JSON.parse(text) as { servers: Record<string, { env?: Record<string, string>; args?: string[] }>; inputs: unknown[] };
-    assert.deepEqual(json.servers['brave-search'].env, { BRAVE_API_KEY: '${input:brave-search-BRAVE_API_KEY}' });
-    assert.deepEqual(json.inputs, [{ id: 'brave-search-BRAVE_API_KEY', type: 'promptString', description: 'Brave Search API Key', password: true }]);
+    assert.deepEqual(json.servers['brave-search'].env, { BRAVE_API_KEY: '${input:brave-search.BRAVE_API_KEY}' });
+    assert.deepEqual(json.inputs, [{ id: 'brave-search.BRAVE_API_KEY', type: 'promptString', description: 'Brave Search API Key', password: true }]);
     assert.deepEqual(json.servers['knapcode-samplemcpserver'].args, ['Knapcode.SampleMcpServer@0.5.0', '--yes', '--', 'mcp', 'start']);
   });
 

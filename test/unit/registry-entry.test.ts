@@ -68,8 +68,8 @@ describe('server.json -> mcp.json entry', () => {
 
   test('npm with a secret: the value is an ${input:} with a password input, never asked as plain text', async () => {
     const r = await build('brave-search.json');
-    assert.deepEqual(r.entry.env, { BRAVE_API_KEY: '${input:brave-search-BRAVE_API_KEY}' });
-    assert.deepEqual(r.inputs, [{ id: 'brave-search-BRAVE_API_KEY', type: 'promptString', description: 'Brave Search API Key', password: true }]);
+    assert.deepEqual(r.entry.env, { BRAVE_API_KEY: '${input:brave-search.BRAVE_API_KEY}' });
+    assert.deepEqual(r.inputs, [{ id: 'brave-search.BRAVE_API_KEY', type: 'promptString', description: 'Brave Search API Key', password: true }]);
     assert.deepEqual(r.secrets, ['BRAVE_API_KEY']);
     assert.deepEqual(r.asked, [], 'a secret is never a question of the prompter');
   });
@@ -101,7 +101,7 @@ describe('server.json -> mcp.json entry', () => {
   test('pypi with a secret and an optional default', async () => {
     const r = await build('weather.json');
     assert.deepEqual(r.entry.args, ['weather-mcp-server==0.5.0']);
-    assert.deepEqual(r.entry.env, { WEATHER_API_KEY: '${input:weather-WEATHER_API_KEY}' });
+    assert.deepEqual(r.entry.env, { WEATHER_API_KEY: '${input:weather.WEATHER_API_KEY}' });
     assert.equal(r.inputs.length, 1);
   });
 
@@ -129,7 +129,7 @@ describe('server.json -> mcp.json entry', () => {
       type: 'stdio',
       command: 'docker',
       args: ['run', '-i', '--rm', '--network', 'host', '-e', 'DB_TYPE=postgres', '-e', 'DB_USERNAME', '-e', 'DB_PASSWORD', 'docker.io/example/database-manager-mcp:3.1.0', '--host', 'db.internal', 'orders'],
-      env: { DB_USERNAME: 'ada', DB_PASSWORD: '${input:database-manager-DB_PASSWORD}' },
+      env: { DB_USERNAME: 'ada', DB_PASSWORD: '${input:database-manager.DB_PASSWORD}' },
       gallery: gallery('io.github.example/database-manager'),
       version: '3.1.0',
     });
@@ -159,7 +159,7 @@ describe('server.json -> mcp.json entry', () => {
     assert.deepEqual(r.entry, {
       type: 'http',
       url: 'https://mcp.anonymous.modelcontextprotocol.io/http',
-      headers: { 'X-API-Key': '${input:hybrid-X-API-Key}' },
+      headers: { 'X-API-Key': '${input:hybrid.X-API-Key}' },
       gallery: gallery('io.modelcontextprotocol.anonymous/hybrid-mcp'),
       version: '1.5.0',
     });
@@ -174,7 +174,7 @@ describe('server.json -> mcp.json entry', () => {
   test('remote with URL {variables} (asked, with choices) and a header template holding a secret variable', async () => {
     const r = await build('multi-region.json', { 'var:tenant_id': 'emea-cell1', 'var:region': 'eu-west-1' });
     assert.equal(r.entry.url, 'https://emea-cell1.api.example.com/eu-west-1/mcp');
-    assert.deepEqual(r.entry.headers, { Authorization: 'Bearer ${input:multi-region-token}' });
+    assert.deepEqual(r.entry.headers, { Authorization: 'Bearer ${input:multi-region.token}' });
     assert.deepEqual(r.asked.find((q) => q.key === 'var:region')?.choices, ['us-east-1', 'eu-west-1', 'ap-southeast-1']);
   });
 
@@ -275,7 +275,7 @@ describe('writing the entry into mcp.json', () => {
     assert.deepEqual(parsed.servers.map((s) => s.name), ['memory', 'brave-search']);
     assert.deepEqual(parsed.servers[1].registry, { registry: REGISTRY, name: 'io.modelcontextprotocol.anonymous/brave-search', version: '1.0.2' });
     assert.equal(parsed.servers[0].registry, undefined);
-    assert.deepEqual(parsed.inputs, [{ id: 'brave-search-BRAVE_API_KEY', type: 'promptString', description: 'Brave Search API Key', password: true }]);
+    assert.deepEqual(parsed.inputs, [{ id: 'brave-search.BRAVE_API_KEY', type: 'promptString', description: 'Brave Search API Key', password: true }]);
     assert.ok(!text.includes('BSA'), 'no secret value in the file');
   });
 
@@ -284,7 +284,7 @@ describe('writing the entry into mcp.json', () => {
     const once = addEntryToText(original, 'brave-search', r.entry, r.inputs);
     assert.throws(() => addEntryToText(once, 'brave-search', r.entry, r.inputs), EntryExistsError);
     const twice = addEntryToText(once, 'brave-search', r.entry, r.inputs, true);
-    assert.equal(twice.split('"id": "brave-search-BRAVE_API_KEY"').length - 1, 1, 'the input is declared once');
+    assert.equal(twice.split('"id": "brave-search.BRAVE_API_KEY"').length - 1, 1, 'the input is declared once');
     assert.deepEqual([...configuredNames(twice)], ['memory', 'brave-search']);
   });
 

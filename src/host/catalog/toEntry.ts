@@ -3,6 +3,8 @@
 // or `{type: http|sse, url, headers}` for a remote. Every secret becomes an `inputs` entry
 // (password: true) referenced as `${input:id}`, so its value lives in SecretStorage, never in the
 // file. Required values that are not secret are asked through a small prompter.
+import { zoneOfUrl } from '../../util/networkZone';
+import { nugetIdProblem, npmNameProblem, ociReferenceProblem, pypiNameProblem, shownValue, versionProblem } from './packageNames';
 import { galleryUrl, type Provenance } from './provenance';
 import type { KeyValueInput, RegistryArgument, RegistryInput, RegistryPackage, RegistryRemote, ServerDetail } from './serverJson';
 
@@ -73,7 +75,9 @@ export function installOptions(server: ServerDetail): InstallOption[] {
     options.push({ kind: 'package', index, pkg, label: packageLabel(pkg), ...(unsupported ? { unsupported } : {}) });
   });
   (server.remotes ?? []).forEach((remote, index) => {
-    options.push({ kind: 'remote', index, remote, label: `${remote.type} ${remote.url}` });
+    // A URL with {variables} is checked once they are filled in.
+    const unsupported = remote.url.includes('{') ? undefined : remoteUrlProblem(remote.url);
+    options.push({ kind: 'remote', index, remote, label: `${remote.type} ${remote.url}`, ...(unsupported ? { unsupported } : {}) });
   });
   return options;
 }
@@ -109,7 +113,26 @@ function whyUnsupportedPackage(pkg: RegistryPackage): string | undefined {
     return `the package serves ${pkg.transport.type} on a local port; MCP Host starts packages that speak stdio (add its URL as a remote server instead)`;
   }
   if (pkg.registryType !== 'oci' && !pkg.version) return 'the package has no version to pin';
-  return undefined;
+  return packageProblem(pkg);
+}
+
+/**
+ * Why the package's identifier or version cannot go on a command line, or undefined: each must be a
+ * name of its ecosystem and a plain version, never an option (`--call=…`, `--privileged`), a URL or a path.
+ */
+function packageProblem(pkg: RegistryPackage): string | undefined {
+  switch (pkg.registryType) {
+    case 'npm':
+      return npmNameProblem(pkg.identifier) ?? versionProblem(pkg.version ?? '', 'the package version');
+    case 'pypi':
+      return pypiNameProblem(pkg.identifier) ?? versionProblem(pkg.version ?? '', 'the package version');
+    case 'nuget':
+      return nugetIdProblem(pkg.identifier) ?? versionProblem(pkg.version ?? '', 'the package version');
+    case 'oci':
+      return ociReferenceProblem(ociReference(pkg));
+    default:
+      return undefined;
+  }
 }
 
 /** `image:tag` (the 2025-12 schema puts the tag in the identifier; older documents had `version`). */
@@ -125,11 +148,41 @@ function ociReference(pkg: RegistryPackage): string {
  * is refused, since our config would expand it (a registry entry must not read `${env:…}` secrets).
  */
 export async function buildEntry(server: ServerDetail, option: InstallOption, provenance: Provenance, inputPrefix: string, prompter: ValuePrompter): Promise<BuiltEntry> {
-  if (option.unsupported) throw new UnsupportedServerError(`${server.name}: ${option.unsupported}`);
+  // Asked again: an option may have been made without installOptions.
+  const unsupported = option.unsupported ?? (option.kind === 'package' ? whyUnsupportedPackage(option.pkg) : undefined);
+  if (unsupported) throw new UnsupportedServerError(`${server.name}: ${unsupported}`);
   const ctx = new EntryContext(inputPrefix, prompter);
-  const entry = option.kind === 'package' ? await packageEntry(option.pkg, ctx) : await remoteEntry(option.remote, ctx);
+  let entry: McpJsonEntry;
+  try {
+    entry = option.kind === 'package' ? await packageEntry(option.pkg, ctx) : await remoteEntry(option.remote, ctx);
+  } catch (err) {
+    // Which server a refused value belongs to.
+    if (err instanceof UnsupportedServerError) throw new UnsupportedServerError(`${server.name}: ${err.message}`);
+    throw err;
+  }
+  const urlProblem = typeof entry.url === 'string' ? remoteUrlProblem(entry.url) : undefined;
+  if (urlProblem) throw new UnsupportedServerError(`${server.name}: ${urlProblem}; not added`);
   return { entry: { ...entry, gallery: galleryUrl(provenance), version: provenance.version }, inputs: ctx.inputs, secrets: ctx.secrets };
 }
+
+/**
+ * Why a remote's URL is not one to connect to, or undefined: `https:`, or `http:` to this machine
+ * only (a local server); anything else would send the requests and their secrets in the clear, or
+ * is not a server at all.
+ */
+function remoteUrlProblem(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `the URL ${shownValue(url)} is not a valid URL`;
+  }
+  if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && zoneOfUrl(parsed) === 'loopback')) return undefined;
+  return `the URL ${shownValue(url)} is neither https: nor http: to this machine (localhost)`;
+}
+
+/** `{name}` in a server.json template: a name without braces (so a match is found in one pass). */
+const TEMPLATE_VARIABLE = /\{([^{}]*)\}/g;
 
 /** The questions and `${input:}` references gathered while one entry is built. */
 class EntryContext {
@@ -141,9 +194,9 @@ class EntryContext {
     private readonly prompter: ValuePrompter,
   ) {}
 
-  /** `${input:prefix-NAME}` for a secret, declared once. */
+  /** `${input:prefix.NAME}` for a secret, declared once ({@link inputId}). */
   secret(name: string, description: string | undefined): string {
-    const id = `${this.prefix}-${name}`.replace(/[^A-Za-z0-9_.-]/g, '_');
+    const id = inputId(this.prefix, name);
     if (!this.inputs.some((i) => i.id === id)) {
       this.inputs.push({ id, type: 'promptString', description: description?.trim() || name, password: true });
       this.secrets.push(name);
@@ -176,28 +229,56 @@ class EntryContext {
     return literal(await this.ask(key, label, input), label);
   }
 
-  /** Replaces `{name}` with each variable's value (asked, or `${input:}` for a secret); unknown names stay. */
+  /**
+   * Replaces `{name}` with each variable's value (asked, or `${input:}` for a secret); unknown names
+   * stay. The template and each value are checked alone, and then the text they make together:
+   * `{d}{env:SECRET}` with d = "$" must not become `${env:SECRET}`.
+   */
   async fill(template: string, variables: Record<string, RegistryInput>, label: string): Promise<string> {
     literal(template, label);
-    let out = '';
+    // The pieces of the result, and the same with each secret's `${input:}` (ours) as a space:
+    // what the registry wrote and the values, joined, for the check of the whole.
+    const out: string[] = [];
+    const joined: string[] = [];
     let at = 0;
-    for (;;) {
-      const open = template.indexOf('{', at);
-      const close = open === -1 ? -1 : template.indexOf('}', open + 1);
-      if (open === -1 || close === -1) break;
-      const name = template.slice(open + 1, close);
+    // One pass: each `{` is looked at once (the name between braces has neither brace).
+    for (const match of template.matchAll(TEMPLATE_VARIABLE)) {
+      const name = match[1];
       const variable = Object.hasOwn(variables, name) ? variables[name] : undefined;
-      out += template.slice(at, open);
-      if (variable) {
-        out += variable.isSecret ? this.secret(name, variable.description) : literal(variable.value ?? (await this.ask(`var:${name}`, name, variable)), name);
-        at = close + 1;
-      } else {
-        out += '{';
-        at = open + 1;
-      }
+      if (!variable) continue;
+      const text = template.slice(at, match.index);
+      const value = variable.isSecret ? undefined : literal(variable.value ?? (await this.ask(`var:${name}`, name, variable)), name);
+      out.push(text, value ?? this.secret(name, variable.description));
+      joined.push(text, value ?? ' ');
+      at = match.index + match[0].length;
     }
-    return out + template.slice(at);
+    out.push(template.slice(at));
+    joined.push(template.slice(at));
+    literal(joined.join(''), `${label} with its {variables} filled in`);
+    return out.join('');
   }
+}
+
+/**
+ * The id of a secret's input: the entry's name, ".", the secret's name (`brave-search.BRAVE_API_KEY`),
+ * each part kept to letters, digits, "-" and "_" with the other characters escaped, so two different
+ * pairs never make the same id: `my` + `server-API_KEY` and `my-server` + `API_KEY` once both made
+ * `my-server-API_KEY`, and the second server was given the first one's stored secret. The entry's
+ * part has no ".", so the first "." ends it; it escapes a character as `_HEX_` (and "_" as `__`),
+ * the secret's part as `.HEX.`. The ids stay within what `${input:…}` reads everywhere.
+ */
+export function inputId(entryName: string, secretName: string): string {
+  return `${escaped(entryName, '_', /[A-Za-z0-9-]/)}.${escaped(secretName, '.', /[A-Za-z0-9_-]/)}`;
+}
+
+function escaped(text: string, escape: string, kept: RegExp): string {
+  let out = '';
+  for (const ch of text) {
+    if (ch === escape) out += escape + escape;
+    else if (kept.test(ch)) out += ch;
+    else out += `${escape}${ch.codePointAt(0)!.toString(16)}${escape}`;
+  }
+  return out;
 }
 
 /** A value written to the file as it is; `${` would be read as one of our variables. */
@@ -247,11 +328,13 @@ async function environment(vars: readonly KeyValueInput[] | undefined, ctx: Entr
 }
 
 async function packageEntry(pkg: RegistryPackage, ctx: EntryContext): Promise<McpJsonEntry> {
+  const problem = packageProblem(pkg);
+  if (problem) throw new UnsupportedServerError(`${problem}; not added`);
   const runtimeArgs = await argumentList(pkg.runtimeArguments, ctx);
   const env = await environment(pkg.environmentVariables, ctx);
   const packageArgs = await argumentList(pkg.packageArguments, ctx);
-  const id = literal(pkg.identifier, 'the package identifier');
-  const version = literal(pkg.version ?? '', 'the package version');
+  const id = pkg.identifier;
+  const version = pkg.version ?? '';
   let command: string;
   let args: string[];
   switch (pkg.registryType) {
@@ -272,7 +355,7 @@ async function packageEntry(pkg: RegistryPackage, ctx: EntryContext): Promise<Mc
     case 'oci':
       // The values stay in `env`; docker forwards each named variable with `-e NAME`.
       command = 'docker';
-      args = ['run', '-i', '--rm', ...runtimeArgs, ...Object.keys(env).flatMap((name) => ['-e', name]), literal(ociReference(pkg), 'the image'), ...packageArgs];
+      args = ['run', '-i', '--rm', ...runtimeArgs, ...Object.keys(env).flatMap((name) => ['-e', name]), ociReference(pkg), ...packageArgs];
       break;
     default:
       throw new UnsupportedServerError(`package type "${pkg.registryType}" is not supported`);
