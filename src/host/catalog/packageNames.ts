@@ -9,8 +9,11 @@
 /** A plain version: `1.2.3`, `2026.8.31`, `1.0.0-beta.1+build`, `1.0.0rc1`, `latest`. No URL, path or range. */
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/;
 
-/** An npm name: lowercase letters, digits and `-._~` (not first: `.` `_`), optionally under `@scope/`. */
-const NPM_PART = /^[a-z0-9~][a-z0-9._~-]*$/;
+/**
+ * An npm name: letters, digits and `-._~` (not first: `-` `.` `_`), optionally under `@scope/`.
+ * Uppercase is allowed: new names cannot have it, but older packages (JSONStream) do.
+ */
+const NPM_PART = /^[A-Za-z0-9~][A-Za-z0-9._~-]*$/;
 const NPM_MAX = 214;
 
 /** A PyPI name (PEP 508): letters, digits and `._-`, beginning and ending with a letter or digit. */
@@ -43,7 +46,7 @@ export function npmNameProblem(name: string): string | undefined {
   const slash = name.indexOf('/');
   const parts = name.startsWith('@') && slash > 1 ? [name.slice(1, slash), name.slice(slash + 1)] : [name];
   const ok = name.length <= NPM_MAX && parts.every((p) => NPM_PART.test(p));
-  return ok ? undefined : `the npm package name ${shownValue(name)} is not an npm name (lowercase letters, digits and "-._~", optionally under @scope/, not beginning with "-", "." or "_")`;
+  return ok ? undefined : `the npm package name ${shownValue(name)} is not an npm name (letters, digits and "-._~", optionally under @scope/, not beginning with "-", "." or "_")`;
 }
 
 export function pypiNameProblem(name: string): string | undefined {
