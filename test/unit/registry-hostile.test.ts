@@ -59,7 +59,7 @@ describe('hostile registry entries', () => {
     const refused: Array<[ServerDetail, RegExp]> = [
       [pkg('npm', '--call=touch /tmp/x #', '1.0.0'), /the npm package name "--call=touch \/tmp\/x #" is not an npm name/],
       [pkg('npm', '-y', '1.0.0'), /npm package name "-y"/],
-      [pkg('npm', 'Left-Pad', '1.0.0'), /npm package name "Left-Pad"/],
+      [pkg('npm', 'left pad', '1.0.0'), /npm package name "left pad"/],
       [pkg('npm', '@scope/a/b', '1.0.0'), /npm package name "@scope\/a\/b"/],
       [pkg('npm', 'left-pad', 'http://127.0.0.1:1/x.tgz'), /the package version "http:\/\/127\.0\.0\.1:1\/x\.tgz" is not a plain version/],
       [pkg('npm', 'left-pad', 'file:../../x'), /package version "file:/],
