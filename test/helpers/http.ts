@@ -175,3 +175,17 @@ export async function settledWithin(promise: Promise<unknown>, ms = 5_000): Prom
     clearTimeout(timer);
   }
 }
+
+/**
+ * A test server's POST: `onMessage` gets its body parsed as JSON. Any other method (DELETE) is
+ * answered 200 at once. For the small hand-written servers of the HTTP tests.
+ */
+export function onPostedJson<T>(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse, onMessage: (message: T) => void): void {
+  if (req.method !== 'POST') {
+    res.writeHead(200).end();
+    return;
+  }
+  let body = '';
+  req.on('data', (c: Buffer) => (body += c.toString()));
+  req.on('end', () => onMessage(JSON.parse(body) as T));
+}

@@ -12,6 +12,7 @@ import { createHttpTransport, STREAM_LOST_ERROR_CODE, type HttpTransportOptions 
 import type { TransportCloseInfo, TransportWarning } from '../../src/transport/transport';
 import { httpEraCache } from '../../src/protocol/eraCache';
 import { getStreamMemory, legacySseEndpoints } from '../../src/transport/endpointMemory';
+import { onPostedJson } from '../helpers/http';
 import { waitFor } from '../helpers/servers';
 
 afterEach(() => {
@@ -64,14 +65,7 @@ async function serve(script: Script): Promise<Served> {
       else res.writeHead(405).end();
       return;
     }
-    if (req.method !== 'POST') {
-      res.writeHead(200).end();
-      return;
-    }
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const message = JSON.parse(body) as { id?: number; method: string; params?: { protocolVersion?: string; arguments?: { text?: string } } };
+    onPostedJson<{ id?: number; method: string; params?: { protocolVersion?: string; arguments?: { text?: string } } }>(req, res, (message) => {
       const json = (result: unknown) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));

@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { httpEraCache } from '../../src/protocol/eraCache';
 import { endpointKeyOf, getStreamMemory, legacySseEndpoints } from '../../src/transport/endpointMemory';
-import { freePort, makeHttpClient, settledWithin, startHttpFixture, type HttpServerProcess, type HttpStarted } from '../helpers/http';
+import { freePort, makeHttpClient, onPostedJson, settledWithin, startHttpFixture, type HttpServerProcess, type HttpStarted } from '../helpers/http';
 import { waitFor } from '../helpers/servers';
 
 /** Runs `body` with a fixture server and a client over Streamable HTTP; stops both after. */
@@ -401,14 +401,7 @@ async function expiringSessionServer(renewal: 'hang' | 'sse' | 'version') {
       res.writeHead(405).end();
       return;
     }
-    if (req.method !== 'POST') {
-      res.writeHead(200).end();
-      return;
-    }
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const message = JSON.parse(body) as { id?: number | string; method: string; params?: { protocolVersion?: string; arguments?: { text?: string } } };
+    onPostedJson<{ id?: number | string; method: string; params?: { protocolVersion?: string; arguments?: { text?: string } } }>(req, res, (message) => {
       const session = req.headers['mcp-session-id'];
       const reply = (result: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(200, { 'content-type': 'application/json', ...headers });
@@ -598,14 +591,7 @@ async function silentGetStreamableServer() {
       held.push(res);
       return;
     }
-    if (req.method !== 'POST') {
-      res.writeHead(200).end();
-      return;
-    }
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const message = JSON.parse(body) as { id?: number; method: string; params?: { arguments?: { text?: string } } };
+    onPostedJson<{ id?: number; method: string; params?: { arguments?: { text?: string } } }>(req, res, (message) => {
       const reply = (result: unknown) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
