@@ -12,6 +12,7 @@
  */
 import type { TransportWarning } from './transport';
 import { errorMessage } from '../util/errorMessage';
+import { escapedChar } from '../util/serverText';
 import { CR, LF, LineSplitter, type OversizeLineInfo } from './lineSplitter';
 import { DEFAULT_LIMIT_HINT, decodeUtf8Prefix, refusedMessageStart, trailingId } from './refusedMessage';
 
@@ -28,7 +29,7 @@ export const WARNING_EXCERPT_CHARS = 200;
 export function excerpt(text: string, maxChars = WARNING_EXCERPT_CHARS): string {
   let s = text.length > maxChars ? text.slice(0, maxChars) : text;
   // Control characters (ANSI escapes, NUL, ...) would garble a log line.
-  s = s.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  s = s.replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, escapedChar);
   s = s.replace(/\t/g, ' ');
   return text.length > maxChars ? `${s}…` : s;
 }

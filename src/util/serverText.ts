@@ -9,7 +9,7 @@ const SHOWN_ITEMS = 6;
  * ASCII escaped (no line breaks, terminal escapes or bidirectional controls reach a log).
  */
 export function shownServerText(text: string, max = 40): string {
-  const quoted = JSON.stringify(text.length > max ? text.slice(0, max) : text).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const quoted = JSON.stringify(text.length > max ? text.slice(0, max) : text).replace(/[^\x20-\x7e]/g, escapedChar);
   return text.length > max ? `${quoted}…` : quoted;
 }
 
@@ -49,8 +49,13 @@ const UNSHOWN = new RegExp(`[\\u0000-\\u001f\\u007f-\\u009f${INVISIBLE}]`, 'g');
 
 /** A server's message (an error's text) within a message of ours: one line, at most `max` characters, controls escaped. */
 export function shownServerMessage(text: string, max = 300): string {
-  const line = (text.length > max ? text.slice(0, max) : text).replace(/\s+/g, ' ').replace(UNSHOWN, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const line = (text.length > max ? text.slice(0, max) : text).replace(/\s+/g, ' ').replace(UNSHOWN, escapedChar);
   return text.length > max ? `${line}…` : line;
+}
+
+/** A character as a JSON escape (`\\u202e`): what a message shows instead of it. */
+export function escapedChar(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /** A value a server sent where a string belongs: a string as shownServerText shows it, anything else as its JSON. */
