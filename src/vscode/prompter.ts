@@ -89,9 +89,8 @@ export class VsCodePrompter implements UsagePrompter {
     qp.matchOnDetail = options.matchOnDetail ?? false;
     qp.items = items;
     if (options.active) qp.activeItems = [options.active];
-    return runQuickInput<T | undefined>(qp, ({ finish }) => [
+    return runQuickInput<T | undefined>(qp, undefined, ({ finish }) => [
       qp.onDidAccept(() => finish(qp.selectedItems[0] ?? qp.activeItems[0])),
-      qp.onDidHide(() => finish(undefined)),
       onAbort(options.signal, () => finish(undefined)),
     ]);
   }
@@ -104,9 +103,8 @@ export class VsCodePrompter implements UsagePrompter {
     qp.canSelectMany = true;
     qp.items = items;
     if (options.selected) qp.selectedItems = options.selected;
-    return runQuickInput<readonly T[] | undefined>(qp, ({ finish }) => [
+    return runQuickInput<readonly T[] | undefined>(qp, undefined, ({ finish }) => [
       qp.onDidAccept(() => finish([...qp.selectedItems])),
-      qp.onDidHide(() => finish(undefined)),
       onAbort(options.signal, () => finish(undefined)),
     ]);
   }
@@ -123,12 +121,11 @@ export class VsCodePrompter implements UsagePrompter {
       box.validationMessage = options.validate?.(box.value);
       return box.validationMessage === undefined;
     };
-    return runQuickInput<string | undefined>(box, ({ finish }) => [
+    return runQuickInput<string | undefined>(box, undefined, ({ finish }) => [
       box.onDidChangeValue(() => void check()),
       box.onDidAccept(() => {
         if (check()) finish(box.value);
       }),
-      box.onDidHide(() => finish(undefined)),
       onAbort(options.signal, () => finish(undefined)),
     ]);
   }
@@ -138,7 +135,7 @@ export class VsCodePrompter implements UsagePrompter {
     if (!suggest) return this.input(options);
     type Item = vscode.QuickPickItem & { text: string };
     const qp = vscode.window.createQuickPick<Item>();
-    return runQuickInput<string | undefined>(qp, (session) => {
+    return runQuickInput<string | undefined>(qp, undefined, (session) => {
       const { finish } = session;
       let inflight: AbortController | undefined;
       let timer: NodeJS.Timeout | undefined;
@@ -219,7 +216,6 @@ export class VsCodePrompter implements UsagePrompter {
           }
           finish(text);
         }),
-        qp.onDidHide(() => finish(undefined)),
         onAbort(options.signal, () => finish(undefined)),
       ];
     });

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { StolenFocusGuard } from './focusRace';
 
 /** A shown quick input that settles once: the first `finish` wins. */
 export interface QuickInputSession<T> {
@@ -7,14 +8,17 @@ export interface QuickInputSession<T> {
 }
 
 /**
- * Shows `widget` and resolves with the first value given to `finish`. `wire` subscribes to the
- * widget's events and returns their disposables (and any other clean-up, such as timers); they
- * and the widget are disposed as soon as the session settles, so a late event changes nothing.
+ * Shows `widget` and resolves with the first value given to `finish`, or with `whenHidden` when the
+ * person closes it. `wire` subscribes to the widget's other events and returns their disposables
+ * (and any other clean-up, such as timers); they and the widget are disposed as soon as the session
+ * settles, so a late event changes nothing. A hide that is VS Code's focus race, not the person's
+ * (see StolenFocusGuard), shows the widget again.
  */
-export function runQuickInput<T>(widget: vscode.QuickInput, wire: (session: QuickInputSession<T>) => vscode.Disposable[]): Promise<T> {
+export function runQuickInput<T>(widget: vscode.QuickInput, whenHidden: T, wire: (session: QuickInputSession<T>) => vscode.Disposable[]): Promise<T> {
   return new Promise<T>((resolve) => {
     let done = false;
     let listeners: vscode.Disposable[] = [];
+    const guard = new StolenFocusGuard();
     const session: QuickInputSession<T> = {
       finish(value) {
         if (done) return;
@@ -27,11 +31,27 @@ export function runQuickInput<T>(widget: vscode.QuickInput, wire: (session: Quic
         return done;
       },
     };
-    listeners = wire(session);
+    const onHide = widget.onDidHide(() => {
+      if (done) return;
+      if (guard.hideWasStolen(webviewEditorActive())) widget.show();
+      else session.finish(whenHidden);
+    });
+    const onType = valueChanges(widget)?.(() => guard.typedIn());
+    listeners = [onHide, ...(onType ? [onType] : []), ...wire(session)];
     if (done) {
       for (const d of listeners) d.dispose();
       return;
     }
     widget.show();
+    guard.shown();
   });
+}
+
+function webviewEditorActive(): boolean {
+  const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
+  return input instanceof vscode.TabInputWebview || input instanceof vscode.TabInputCustom;
+}
+
+function valueChanges(widget: vscode.QuickInput): vscode.Event<string> | undefined {
+  return 'onDidChangeValue' in widget ? (widget as vscode.QuickPick<vscode.QuickPickItem> | vscode.InputBox).onDidChangeValue : undefined;
 }

@@ -26,6 +26,7 @@ import { USER_SETTINGS_SOURCE, WORKSPACE_CONFIG_PATH, readIfExists } from './con
 import { usageServices } from './services';
 import { Commands } from './commandIds';
 import type { PickItem } from './prompter';
+import { runQuickInput } from './quickInput';
 
 /** How long typing pauses before the registry is asked. */
 const SEARCH_DEBOUNCE_MS = 300;
@@ -192,28 +193,29 @@ function livePick(list: readonly RegistrySetting[], configured: Configured, log:
       },
     );
   };
-  return new Promise((resolve) => {
-    qp.onDidChangeValue((value) => {
-      clearTimeout(timer);
-      timer = setTimeout(() => search(value), SEARCH_DEBOUNCE_MS);
-    });
-    qp.onDidTriggerItemButton((e) => {
-      const url = e.item.result?.server.repository?.url;
-      if (url) void usageServices.prompter.openExternal(vscode.Uri.parse(url));
-    });
-    qp.onDidAccept(() => {
-      const item = qp.selectedItems[0];
-      if (!item?.result) return;
-      resolve(item);
-      qp.hide();
-    });
-    qp.onDidHide(() => {
-      clearTimeout(timer);
-      resolve(undefined);
-      qp.dispose();
-    });
+  return runQuickInput<ServerPick | undefined>(qp, undefined, ({ finish }) => {
     search('');
-    qp.show();
+    return [
+      qp.onDidChangeValue((value) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => search(value), SEARCH_DEBOUNCE_MS);
+      }),
+      qp.onDidTriggerItemButton((e) => {
+        const url = e.item.result?.server.repository?.url;
+        if (url) void usageServices.prompter.openExternal(vscode.Uri.parse(url));
+      }),
+      qp.onDidAccept(() => {
+        const item = qp.selectedItems[0];
+        if (item?.result) finish(item);
+      }),
+      // A search still under way when the pick closes has no list to fill.
+      {
+        dispose: () => {
+          clearTimeout(timer);
+          generation++;
+        },
+      },
+    ];
   });
 }
 

@@ -8,7 +8,8 @@ import { RESULTS, flavourFromArgs, scenario, webview } from './lib.mjs';
 const flavour = flavourFromArgs();
 
 
-async function pickTool(page, title) {
+/** Opens "Run Tool…" from the palette and types `title` in its filter. */
+async function pickToolTyped(page, title) {
   // The palette, as a person uses it (the command's own quick pick reuses the same widget).
   const widget = page.locator('.quick-input-widget');
   await page.keyboard.press('F1');
@@ -17,8 +18,15 @@ async function pickTool(page, title) {
   await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'MCP Host: Run Tool…' }).first().waitFor({ state: 'visible', timeout: 10_000 });
   await page.keyboard.press('Enter');
   await widget.locator('.quick-input-title', { hasText: 'Run Tool' }).waitFor({ state: 'visible', timeout: 10_000 });
-  await widget.locator('input.input').fill(title);
+  // A person reads the picker before typing; by then VS Code's late focus hand-back (see below)
+  // has happened, and the picker must still be there.
+  await page.waitForTimeout(250);
+  await widget.locator('input.input').fill(title, { timeout: 5000 });
   await widget.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 10_000 });
+}
+
+async function pickTool(page, title) {
+  await pickToolTyped(page, title);
   await page.keyboard.press('Enter');
 }
 
@@ -54,6 +62,19 @@ await scenario('run-tool', flavour, async ({ page, step }) => {
     await view.locator('section.block-text', { hasText: 'Operation completed successfully' }).waitFor({ state: 'visible', timeout: 10_000 });
     await page.mouse.move(1200, 700);
     await page.screenshot({ path: join(RESULTS, `tool-result-image-${flavour}.png`) });
+  });
+
+  await step('Run Tool… from the palette over the focused result view stays open (VS Code hands focus back to the webview late)', async () => {
+    // microsoft/vscode#93950: the palette gives focus back to the webview, which takes it after
+    // the picker has opened; without the picker showing itself again it closes at once, about one
+    // time in five to fifteen here.
+    const widget = page.locator('.quick-input-widget');
+    for (let i = 0; i < 6; i++) {
+      await webview(page).locator('#status').click();
+      await pickToolTyped(page, 'Edit File');
+      await page.keyboard.press('Escape');
+      await widget.waitFor({ state: 'hidden', timeout: 5000 });
+    }
   });
 
   await step('a tool with nested arguments opens the form; invalid values are shown at their fields', async () => {

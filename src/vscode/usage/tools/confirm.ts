@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ServerConnection } from '../../../host/serverConnection';
 import type { Tool } from '../../../protocol/schemas';
+import { runQuickInput } from '../../quickInput';
 import { isDestructive, isTrusted, trust } from './settings';
 
 type Answer = 'run' | 'tool' | 'server' | 'cancel';
@@ -44,17 +45,5 @@ function askConfirmation(server: ServerConnection, tool: Tool, args: Record<stri
   pick.placeholder = vscode.l10n.t('Confirm to run the tool (Escape cancels)');
   pick.items = confirmationChoices(server, tool, args);
   pick.ignoreFocusOut = true;
-  return new Promise<Answer>((resolve) => {
-    const disposables: vscode.Disposable[] = [];
-    const finish = (answer: Answer) => {
-      for (const d of disposables) d.dispose();
-      pick.dispose();
-      resolve(answer);
-    };
-    disposables.push(
-      pick.onDidAccept(() => finish((pick.selectedItems[0] ?? pick.activeItems[0])?.answer ?? 'cancel')),
-      pick.onDidHide(() => finish('cancel')),
-    );
-    pick.show();
-  });
+  return runQuickInput<Answer>(pick, 'cancel', ({ finish }) => [pick.onDidAccept(() => finish((pick.selectedItems[0] ?? pick.activeItems[0])?.answer ?? 'cancel'))]);
 }

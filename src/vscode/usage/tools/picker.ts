@@ -6,6 +6,7 @@ import { hasAppView, isAppOnly } from '../../../protocol/apps';
 import type { ArgumentHistory } from './history';
 import { isDestructive } from './settings';
 import { freshListsOf } from '../../freshLists';
+import { runQuickInput } from '../../quickInput';
 
 /** A tool picked by a person; `args` when they chose "Run Again with the Last Arguments". */
 export interface PickedTool {
@@ -69,27 +70,14 @@ function showToolPick(items: ToolItem[], history: ArgumentHistory): Promise<Pick
   pick.matchOnDescription = true;
   pick.matchOnDetail = true;
   pick.items = items;
-  return new Promise((resolve) => {
-    const disposables: vscode.Disposable[] = [];
-    let done = false;
-    const finish = (value: PickedTool | undefined) => {
-      if (done) return;
-      done = true;
-      resolve(value);
-      for (const d of disposables) d.dispose();
-      pick.dispose();
-    };
-    disposables.push(
-      pick.onDidAccept(() => {
-        const item = pick.selectedItems[0] ?? pick.activeItems[0];
-        if (item?.server && item.tool) finish({ server: item.server, tool: item.tool });
-      }),
-      pick.onDidTriggerItemButton((e) => {
-        const { server, tool } = e.item;
-        if (server && tool) finish({ server, tool, args: history.last(server.name, tool.name) });
-      }),
-      pick.onDidHide(() => finish(undefined)),
-    );
-    pick.show();
-  });
+  return runQuickInput<PickedTool | undefined>(pick, undefined, ({ finish }) => [
+    pick.onDidAccept(() => {
+      const item = pick.selectedItems[0] ?? pick.activeItems[0];
+      if (item?.server && item.tool) finish({ server: item.server, tool: item.tool });
+    }),
+    pick.onDidTriggerItemButton((e) => {
+      const { server, tool } = e.item;
+      if (server && tool) finish({ server, tool, args: history.last(server.name, tool.name) });
+    }),
+  ]);
 }

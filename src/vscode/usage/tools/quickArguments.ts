@@ -84,7 +84,7 @@ function inputStep(title: string, root: Record<string, unknown>, field: FlatFiel
     return issues.length ? `${field.name} ${issues.map((i) => i.message).join('; ')}` : undefined;
   };
 
-  return runQuickInput<StepOutcome>(input, (session) => {
+  return runQuickInput<StepOutcome>(input, { kind: 'cancel' }, (session) => {
     const { finish } = session;
     if (input.value !== '') void check(input.value).then((m) => (input.validationMessage = m));
     return [
@@ -110,7 +110,6 @@ function inputStep(title: string, root: Record<string, unknown>, field: FlatFiel
       if (button === vscode.QuickInputButtons.Back) finish({ kind: 'back' });
       else if (button === FORM_BUTTON) finish({ kind: 'form' });
     }),
-    input.onDidHide(() => finish({ kind: 'cancel' })),
     ];
   });
 }
@@ -144,7 +143,7 @@ function pickStep(title: string, field: FlatField, index: number, total: number,
   const active = field.name in values || (field.required && hasDefault) ? items.find((it) => it.set && JSON.stringify(it.value) === JSON.stringify(current)) : items.find((it) => !it.set);
   if (active) pick.activeItems = [active];
 
-  return runQuickInput<StepOutcome>(pick, ({ finish }) => [
+  return runQuickInput<StepOutcome>(pick, { kind: 'cancel' }, ({ finish }) => [
     pick.onDidAccept(() => {
       const chosen = pick.selectedItems[0] ?? pick.activeItems[0];
       if (!chosen) return;
@@ -154,6 +153,5 @@ function pickStep(title: string, field: FlatField, index: number, total: number,
       if (button === vscode.QuickInputButtons.Back) finish({ kind: 'back' });
       else if (button === FORM_BUTTON) finish({ kind: 'form' });
     }),
-    pick.onDidHide(() => finish({ kind: 'cancel' })),
   ]);
 }
