@@ -77,7 +77,9 @@ describe('hostile registry entries', () => {
       [pkg('oci', 'alpine', '--privileged'), /container image "alpine:--privileged"/],
       [pkg('oci', 'alpine:3\n'), /container image "alpine:3\\n"/],
       [pkg('oci', 'Docker.io/Mcp/x'), /container image/],
-      [pkg('npm', `${'a'.repeat(300)}`, '1.0.0'), new RegExp(`npm package name "${'a'.repeat(80)}…" is not`)],
+      [pkg('npm', `${'a'.repeat(300)}`, '1.0.0'), new RegExp(`npm package name "${'a'.repeat(80)}"… is not`)],
+      // A name that reads backwards (U+202E) is shown escaped, not as it would render.
+      [pkg('npm', 'safe\u202Egnp.exe', '1.0.0'), /npm package name "safe\\u202egnp\.exe" is not/],
     ];
     for (const [hostile, message] of refused) {
       const [option] = installOptions(hostile);

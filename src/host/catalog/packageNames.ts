@@ -5,6 +5,7 @@
 // kind has its own small check here: the ecosystem's name format, and a plain version. The
 // patterns are single character classes (or a class, then a disjoint one), so they run in time
 // linear in the text; lengths are checked first.
+import { shownServerText } from '../../util/serverText';
 
 /** A plain version: `1.2.3`, `2026.8.31`, `1.0.0-beta.1+build`, `1.0.0rc1`, `latest`. No URL, path or range. */
 const VERSION = /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,63}$/;
@@ -31,40 +32,35 @@ const OCI_TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const OCI_DIGEST = /^[a-z0-9][a-z0-9.+_-]*:[A-Za-z0-9=_-]+$/;
 const OCI_MAX = 512;
 
-/** A registry's text in a message: quoted, escaped, cut short. */
-export function shownValue(value: string, max = 80): string {
-  return JSON.stringify(value.length > max ? `${value.slice(0, max)}…` : value);
-}
-
 /** Why `version` is not a plain version (the words "the … version" name the field), or undefined. */
 export function versionProblem(version: string, field = 'the version'): string | undefined {
   if (VERSION.test(version)) return undefined;
-  return `${field} ${shownValue(version)} is not a plain version (letters, digits and ".+_-", at most 64 characters, not a URL, path or range)`;
+  return `${field} ${shownServerText(version, 80)} is not a plain version (letters, digits and ".+_-", at most 64 characters, not a URL, path or range)`;
 }
 
 export function npmNameProblem(name: string): string | undefined {
   const slash = name.indexOf('/');
   const parts = name.startsWith('@') && slash > 1 ? [name.slice(1, slash), name.slice(slash + 1)] : [name];
   const ok = name.length <= NPM_MAX && parts.every((p) => NPM_PART.test(p));
-  return ok ? undefined : `the npm package name ${shownValue(name)} is not an npm name (letters, digits and "-._~", optionally under @scope/, not beginning with "-", "." or "_")`;
+  return ok ? undefined : `the npm package name ${shownServerText(name, 80)} is not an npm name (letters, digits and "-._~", optionally under @scope/, not beginning with "-", "." or "_")`;
 }
 
 export function pypiNameProblem(name: string): string | undefined {
   const ok = name.length <= PYPI_MAX && PYPI_NAME.test(name) && isAlphanumeric(name[0]) && isAlphanumeric(name[name.length - 1]);
-  return ok ? undefined : `the PyPI package name ${shownValue(name)} is not a PyPI name (letters, digits and "._-", beginning and ending with a letter or digit)`;
+  return ok ? undefined : `the PyPI package name ${shownServerText(name, 80)} is not a PyPI name (letters, digits and "._-", beginning and ending with a letter or digit)`;
 }
 
 export function nugetIdProblem(id: string): string | undefined {
   const edge = (c: string) => c !== '.' && c !== '-';
   const ok = id.length <= NUGET_MAX && NUGET_ID.test(id) && edge(id[0]) && edge(id[id.length - 1]);
-  return ok ? undefined : `the NuGet package id ${shownValue(id)} is not a NuGet id (letters, digits and "._-", not beginning or ending with "." or "-", at most 100 characters)`;
+  return ok ? undefined : `the NuGet package id ${shownServerText(id, 80)} is not a NuGet id (letters, digits and "._-", not beginning or ending with "." or "-", at most 100 characters)`;
 }
 
 /** `image`, `image:tag`, `host:5000/org/image:tag@sha256:…`. */
 export function ociReferenceProblem(reference: string): string | undefined {
   return ociReferenceIsValid(reference)
     ? undefined
-    : `the container image ${shownValue(reference)} is not an image reference ([host[:port]/]path[:tag][@digest]: lowercase path components, not beginning with "-")`;
+    : `the container image ${shownServerText(reference, 80)} is not an image reference ([host[:port]/]path[:tag][@digest]: lowercase path components, not beginning with "-")`;
 }
 
 function ociReferenceIsValid(reference: string): boolean {

@@ -4,7 +4,8 @@
 // (password: true) referenced as `${input:id}`, so its value lives in SecretStorage, never in the
 // file. Required values that are not secret are asked through a small prompter.
 import { zoneOfUrl } from '../../util/networkZone';
-import { nugetIdProblem, npmNameProblem, ociReferenceProblem, pypiNameProblem, shownValue, versionProblem } from './packageNames';
+import { nugetIdProblem, npmNameProblem, ociReferenceProblem, pypiNameProblem, versionProblem } from './packageNames';
+import { shownServerText } from '../../util/serverText';
 import { galleryUrl, type Provenance } from './provenance';
 import type { KeyValueInput, RegistryArgument, RegistryInput, RegistryPackage, RegistryRemote, ServerDetail } from './serverJson';
 
@@ -175,10 +176,10 @@ function remoteUrlProblem(url: string): string | undefined {
   try {
     parsed = new URL(url);
   } catch {
-    return `the URL ${shownValue(url)} is not a valid URL`;
+    return `the URL ${shownServerText(url, 80)} is not a valid URL`;
   }
   if (parsed.protocol === 'https:' || (parsed.protocol === 'http:' && zoneOfUrl(parsed) === 'loopback')) return undefined;
-  return `the URL ${shownValue(url)} is neither https: nor http: to this machine (localhost)`;
+  return `the URL ${shownServerText(url, 80)} is neither https: nor http: to this machine (localhost)`;
 }
 
 /** `{name}` in a server.json template: a name without braces (so a match is found in one pass). */
