@@ -22,6 +22,16 @@ export { DEFAULT_LIMIT_HINT, decodeUtf8Prefix, oversizeNotice, refusedMessageSta
 /** Default limit for one message (one line, in bytes, without its line terminator). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
+/** Warnings about lines that are not JSON, at most, per second and decoder (the rest are counted). */
+export const NOT_JSON_WARNINGS_PER_SECOND = 10;
+
+/**
+ * Lines of one chunk that may fail JSON.parse before the decoder gives the event loop a turn
+ * (see onParseFailuresOverBudget). Each failure costs an exception (4–7 µs): 64 KiB of lines
+ * such as "{x}" held the event loop 140 ms in one turn.
+ */
+export const PARSE_FAILURES_PER_TURN = 1000;
+
 /** Length of the excerpt of bad input quoted in warnings (characters). */
 export const WARNING_EXCERPT_CHARS = 200;
 
@@ -59,6 +69,13 @@ export interface LineDecoderOptions {
   readonly limitHint?: string;
   /** Names the stream in warnings; default "stdout". */
   readonly source?: string;
+  /**
+   * Called when PARSE_FAILURES_PER_TURN lines of one chunk failed JSON.parse: the decoder has
+   * stopped at a line's end, and `rest` is the part of the chunk not read yet. The caller gives
+   * the event loop a turn, then pushes `rest` (a stream: pause, unshift it, resume on
+   * setImmediate). Without it, every line of a chunk is parsed in the same turn.
+   */
+  readonly onParseFailuresOverBudget?: (rest: Buffer) => void;
 }
 /**
  * Newline-delimited JSON decoder. Each non-blank line is parsed with JSON.parse; a line that
@@ -70,6 +87,12 @@ export class LineDecoder {
   readonly maxMessageBytes: number;
   /** A refused response whose id was not in its first bytes: look at its last ones when it ends. */
   private idAtEnd = false;
+  /** The rate limit of not-JSON warnings: this second's start, its warnings, the lines not warned of. */
+  private notJsonWindowStart = 0;
+  private notJsonInWindow = 0;
+  private notJsonSkipped = 0;
+  /** Lines of the chunk being pushed that failed JSON.parse. */
+  private parseFailures = 0;
 
   constructor(private readonly opts: LineDecoderOptions) {
     this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
@@ -95,6 +118,7 @@ export class LineDecoder {
     let failure: unknown;
     let start = 0;
     const length = chunk.length;
+    this.parseFailures = 0;
     while (start < length) {
       const nl = chunk.indexOf(LF, start);
       try {
@@ -109,6 +133,10 @@ export class LineDecoder {
           // A line over the limit goes to the splitter, which refuses and reports it.
           if (end - start > max) splitter.pushLineEnd(chunk, start, nl);
           else this.decode(chunk, start, end);
+          if (this.parseFailures >= PARSE_FAILURES_PER_TURN && this.opts.onParseFailuresOverBudget && nl + 1 < length) {
+            this.opts.onParseFailuresOverBudget(chunk.subarray(nl + 1));
+            break;
+          }
         }
       } catch (err) {
         if (!failed) {
@@ -124,31 +152,72 @@ export class LineDecoder {
 
   end(): void {
     this.splitter.end();
+    this.reportSkippedNotJson();
   }
 
   /** The line is bytes [start, end) of `buf`, without its terminator. */
   private decode(buf: Buffer, start: number, end: number): void {
     const first = buf[start];
-    // '{' and '[' start every JSON-RPC message: skip the blank-line and byte-order-mark tests.
-    if (first !== 0x7b && first !== 0x5b && (end === start || isBlank(buf, start, end))) return;
+    // '{' and '[' start every JSON-RPC message: the usual line skips the tests below.
+    if (first !== 0x7b && first !== 0x5b) {
+      const content = firstContent(buf, start, end);
+      if (content === end) return; // a blank line
+      if (!canBeginJson(buf[content])) {
+        // Text (a banner, a log line) is not given to JSON.parse: its exception per line cost
+        // about 7 µs, 200 ms of blocking per 64 KiB of one-character lines.
+        this.notJson('it does not begin as JSON does', buf, start, end);
+        return;
+      }
+    }
+    const last = buf[end - 1];
+    if (last !== 0x7d && last !== 0x5d && !canEndJson(lastContent(buf, start, end))) {
+      this.notJson('it does not end as JSON does', buf, start, end);
+      return;
+    }
     let text = buf.toString('utf8', start, end);
     if (first === 0xef && text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a UTF-8 byte order mark
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch (err) {
-      this.notJson(err, text, end - start);
+      this.notJson(excerpt(errorMessage(err), 160), buf, start, end);
+      this.parseFailures++;
       return;
     }
     this.opts.onMessage(value, end - start);
   }
 
-  private notJson(err: unknown, text: string, bytes: number): void {
+  /**
+   * A line that is not JSON is a warning, at most NOT_JSON_WARNINGS_PER_SECOND of them; the lines
+   * over that are counted and said in one warning when the next second's first comes, or at the end.
+   */
+  private notJson(why: string, buf: Buffer, start: number, end: number): void {
+    this.rollWindow(Date.now());
+    if (this.notJsonInWindow >= NOT_JSON_WARNINGS_PER_SECOND) {
+      this.notJsonSkipped++;
+      return;
+    }
+    this.notJsonInWindow++;
     const source = this.opts.source ?? 'stdout';
-    const why = errorMessage(err);
+    // Enough bytes for the excerpt's characters (at most 4 bytes each), not the whole line.
+    const shown = decodeUtf8Prefix(buf.subarray(start, end), WARNING_EXCERPT_CHARS * 4 + 4);
+    this.opts.onWarning({ message: `Ignored a line on ${source} that is not JSON (${formatBytes(end - start)}): ${why}`, excerpt: excerpt(shown) });
+  }
+
+  /** A new second of the rate limits begins when the last one is over. */
+  private rollWindow(now: number): void {
+    if (now - this.notJsonWindowStart < 1000) return;
+    this.reportSkippedNotJson();
+    this.notJsonWindowStart = now;
+    this.notJsonInWindow = 0;
+  }
+
+  private reportSkippedNotJson(): void {
+    const skipped = this.notJsonSkipped;
+    if (skipped === 0) return;
+    this.notJsonSkipped = 0;
     this.opts.onWarning({
-      message: `Ignored a line on ${source} that is not JSON (${formatBytes(bytes)}): ${excerpt(why, 160)}`,
-      excerpt: excerpt(text),
+      message: `Ignored ${skipped} more line${skipped === 1 ? '' : 's'} on ${this.opts.source ?? 'stdout'} that ${skipped === 1 ? 'is' : 'are'} not JSON (at most ${NOT_JSON_WARNINGS_PER_SECOND} such warnings a second)`,
     });
   }
 
@@ -182,12 +251,32 @@ export class LineDecoder {
   }
 }
 
-function isBlank(buf: Buffer, start: number, end: number): boolean {
-  for (let i = start; i < end; i++) {
-    const b = buf[i];
-    if (b !== 0x20 && b !== 0x09 && b !== CR && b !== 0x0b && b !== 0x0c) return false;
-  }
-  return true;
+function isBlankByte(b: number): boolean {
+  return b === 0x20 || b === 0x09 || b === CR || b === 0x0b || b === 0x0c;
+}
+
+/** Where the line's content begins: after a UTF-8 byte order mark and blanks (`end` when blank). */
+function firstContent(buf: Buffer, start: number, end: number): number {
+  let i = end - start >= 3 && buf[start] === 0xef && buf[start + 1] === 0xbb && buf[start + 2] === 0xbf ? start + 3 : start;
+  while (i < end && isBlankByte(buf[i])) i++;
+  return i;
+}
+
+/** The line's last byte before trailing blanks (-1 when there is none). */
+function lastContent(buf: Buffer, start: number, end: number): number {
+  let i = end - 1;
+  while (i >= start && isBlankByte(buf[i])) i--;
+  return i >= start ? buf[i] : -1;
+}
+
+/** A byte a JSON text can begin with: { [ " - a digit, or t f n (true, false, null). */
+function canBeginJson(b: number): boolean {
+  return b === 0x7b || b === 0x5b || b === 0x22 || b === 0x2d || (b >= 0x30 && b <= 0x39) || b === 0x74 || b === 0x66 || b === 0x6e;
+}
+
+/** A byte a JSON text can end with: } ] " a digit, or e l (true, false, null). */
+function canEndJson(b: number): boolean {
+  return b === 0x7d || b === 0x5d || b === 0x22 || (b >= 0x30 && b <= 0x39) || b === 0x65 || b === 0x6c;
 }
 
 export interface TextLineDecoderOptions {

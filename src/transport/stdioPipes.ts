@@ -28,6 +28,13 @@ export function wirePipes(child: ChildProcessWithoutNullStreams, handlers: PipeH
     limitHint: handlers.maxMessageBytesHint,
     onMessage: handlers.onMessage,
     onWarning: handlers.onWarning,
+    // Lines that fail JSON.parse cost an exception each: the rest of a chunk full of them is
+    // read in the event loop's next turn, so that the other servers' messages come between.
+    onParseFailuresOverBudget: (rest) => {
+      child.stdout.pause();
+      child.stdout.unshift(rest);
+      setImmediate(() => child.stdout.resume());
+    },
   });
   child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
   child.stdout.on('end', () => decoder.end());

@@ -7,7 +7,6 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { ServerConnection, serverId, type ConnectionEnvironment } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
 import { OAuthProvider } from '../../src/auth/oauthProvider';
@@ -15,6 +14,7 @@ import { MemorySecretStore } from '../../src/auth/stores';
 import { startServerProcess, type HttpServerProcess } from '../helpers/http';
 import { testEnvironment } from '../helpers/host';
 import { REPO_ROOT, fixture } from '../helpers/paths';
+import { stallProbe } from '../helpers/stall';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const MAX_RSS = fixture('hostile/report-max-rss.cjs');
@@ -74,16 +74,16 @@ async function connect(def: { url: string; headers: Record<string, string> }, ov
   const baseline = process.memoryUsage().rss;
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
-  const histogram = monitorEventLoopDelay({ resolution: 10 });
-  histogram.enable();
+  const probe = stallProbe();
+  let stallMs: number;
   try {
     await c.start();
   } finally {
-    histogram.disable();
+    stallMs = await probe.stop();
     clearInterval(sampler);
   }
   const message = c.state.kind === 'error' || c.state.kind === 'needs-sign-in' ? c.state.message : '';
-  const result = { c, logs, state: c.state.kind, message, stallMs: histogram.max / 1e6, growthMb: (peak - baseline) / 1024 / 1024 };
+  const result = { c, logs, state: c.state.kind, message, stallMs, growthMb: (peak - baseline) / 1024 / 1024 };
   await c.stop();
   return result;
 }

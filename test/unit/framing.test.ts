@@ -1,9 +1,11 @@
-import { test, describe } from 'node:test';
+import { test, describe, mock } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
   LineDecoder,
   LineSplitter,
+  NOT_JSON_WARNINGS_PER_SECOND,
+  PARSE_FAILURES_PER_TURN,
   TextLineDecoder,
   decodeUtf8Prefix,
   encodeMessage,
@@ -115,6 +117,44 @@ describe('LineDecoder', () => {
     assert.ok((warnings[1].excerpt ?? '').length <= 201, `excerpt length ${warnings[1].excerpt?.length}`);
     assert.ok(warnings[1].message.length < 400);
     assert.deepEqual(messages, [{ id: 1 }, { id: 2 }]);
+  });
+
+  test('lines that cannot be JSON are not parsed; ten warnings a second, the rest counted in one', () => {
+    mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+    try {
+      const { messages, warnings, decoder } = collect();
+      decoder.push(Buffer.from(`${'x\n'.repeat(50)}{"id":1}\n${'Listening on 3000, "ok"\n'.repeat(5)}`));
+      assert.deepEqual(messages, [{ id: 1 }]);
+      assert.equal(warnings.length, NOT_JSON_WARNINGS_PER_SECOND);
+      assert.match(warnings[0].message, /Ignored a line on stdout that is not JSON \(1 bytes\): it does not begin as JSON does/);
+      // The next second: the count of the lines not warned of, then the new line's warning.
+      mock.timers.tick(1000);
+      decoder.push(Buffer.from('true"\n'));
+      assert.match(warnings[NOT_JSON_WARNINGS_PER_SECOND].message, /^Ignored 45 more lines on stdout that are not JSON \(at most 10 such warnings a second\)$/);
+      assert.match(warnings[NOT_JSON_WARNINGS_PER_SECOND + 1].message, /that is not JSON \(5 bytes\): Unexpected/);
+      // Those of the last second are counted at the end of the stream.
+      decoder.push(Buffer.from('x\n'.repeat(12)));
+      decoder.end();
+      assert.match(warnings.at(-1)!.message, /^Ignored 3 more lines on stdout/);
+      assert.equal(warnings.length, 2 * NOT_JSON_WARNINGS_PER_SECOND + 2);
+    } finally {
+      mock.timers.reset();
+    }
+  });
+
+  test('a chunk with more lines failing JSON.parse than a turn allows is handed back at a line end', () => {
+    const messages: unknown[] = [];
+    const handedBack: Buffer[] = [];
+    const decoder = new LineDecoder({ onMessage: (v) => messages.push(v), onWarning: () => {}, onParseFailuresOverBudget: (rest) => handedBack.push(rest) });
+    const failing = '{x}\n'.repeat(PARSE_FAILURES_PER_TURN + 200);
+    decoder.push(Buffer.from(`{"id":1}\n${failing}{"id":2}\n`));
+    assert.deepEqual(messages, [{ id: 1 }]);
+    assert.equal(handedBack.length, 1);
+    assert.equal(handedBack[0].toString(), `${'{x}\n'.repeat(200)}{"id":2}\n`);
+    // Given back in a later turn: read on, nothing lost.
+    decoder.push(handedBack[0]);
+    assert.deepEqual(messages, [{ id: 1 }, { id: 2 }]);
+    assert.equal(handedBack.length, 1);
   });
 
   test('a UTF-8 byte order mark before a message is ignored', () => {
