@@ -2,26 +2,64 @@
 // development, the demo workspace, and headless Chromium driving the workbench like a person.
 import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { HOST_DIR, QUIET_SETTINGS, REPO_ROOT, launchBrowser, openWorkbench, startServer, treeItem } from '../../scripts/vscode-host/host.mjs';
 
 export const RESULTS = join(REPO_ROOT, 'test-results');
 
-/** The demo's remote server ("everything-remote" in demo/.vscode/mcp.json), as `npm start` serves it. */
+const DEMO_REMOTE_PORT = 3001;
+
+/** Whether something accepts connections on 127.0.0.1:`port`. */
+function listening(port) {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * The demo's remote server ("everything-remote" in demo/.vscode/mcp.json), as `npm start` serves it.
+ * Its port must be free first: the previous scenario's server may still be exiting, and this one
+ * then prints "listening on port" anyway (Express 5 calls the listen callback with the error)
+ * before "Failed to start: Port 3001 is already in use", and the scenario met ECONNREFUSED.
+ */
 async function startDemoRemoteServer() {
+  const freeBy = Date.now() + 15_000;
+  while (await listening(DEMO_REMOTE_PORT)) {
+    if (Date.now() > freeBy) throw new Error(`port ${DEMO_REMOTE_PORT} of the demo's remote server is taken by another process`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
   // The preload makes it listen on 127.0.0.1 only.
   const child = spawn(process.execPath, ['--import', join(REPO_ROOT, 'test/fixtures/http/bind-loopback.mjs'), join(REPO_ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js'), 'streamableHttp'], {
-    env: { ...process.env, PORT: '3001' },
+    env: { ...process.env, PORT: String(DEMO_REMOTE_PORT) },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk.toString()));
   const deadline = Date.now() + 20_000;
-  while (!/listening on port/i.test(stderr)) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the demo's remote server did not start: ${stderr}`);
+  while (!(/listening on port/i.test(stderr) && (await listening(DEMO_REMOTE_PORT)))) {
+    if (child.exitCode !== null || /failed to start/i.test(stderr) || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the demo's remote server did not start: ${stderr}`);
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
   return child;
+}
+
+/** Stops the demo's remote server and waits until it has exited (its port is free for the next scenario). */
+async function stopDemoRemoteServer(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const killed = setTimeout(() => child.kill('SIGKILL'), 5000);
+  await exited;
+  clearTimeout(killed);
 }
 
 /**
@@ -102,7 +140,7 @@ export async function scenario(name, flavour, body, options = {}) {
   } finally {
     await browser?.close().catch(() => {});
     await server?.stop();
-    remote?.kill('SIGTERM');
+    if (remote) await stopDemoRemoteServer(remote);
   }
   console.log(`${passed} passed, ${failed} failed`);
   if (failed === 0) rmSync(runDir, { recursive: true, force: true });
