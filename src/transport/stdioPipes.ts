@@ -28,9 +28,9 @@ export function wirePipes(child: ChildProcessWithoutNullStreams, handlers: PipeH
     limitHint: handlers.maxMessageBytesHint,
     onMessage: handlers.onMessage,
     onWarning: handlers.onWarning,
-    // Lines that fail JSON.parse cost an exception each: the rest of a chunk full of them is
-    // read in the event loop's next turn, so that the other servers' messages come between.
-    onParseFailuresOverBudget: (rest) => {
+    // A server that writes faster than its lines are read (a flood of notifications, lines that
+    // are not JSON) is read a turn at a time, so that the other servers' messages come between.
+    onTurnOver: (rest) => {
       child.stdout.pause();
       child.stdout.unshift(rest);
       setImmediate(() => child.stdout.resume());

@@ -5,7 +5,7 @@ import {
   LineDecoder,
   LineSplitter,
   NOT_JSON_WARNINGS_PER_SECOND,
-  PARSE_FAILURES_PER_TURN,
+  TURN_BUDGET_MS,
   TextLineDecoder,
   decodeUtf8Prefix,
   encodeMessage,
@@ -142,18 +142,46 @@ describe('LineDecoder', () => {
     }
   });
 
-  test('a chunk with more lines failing JSON.parse than a turn allows is handed back at a line end', () => {
+  test('a chunk that takes longer than a turn allows is handed back at a line end, and nothing is lost', async () => {
     const messages: unknown[] = [];
     const handedBack: Buffer[] = [];
-    const decoder = new LineDecoder({ onMessage: (v) => messages.push(v), onWarning: () => {}, onParseFailuresOverBudget: (rest) => handedBack.push(rest) });
-    const failing = '{x}\n'.repeat(PARSE_FAILURES_PER_TURN + 200);
-    decoder.push(Buffer.from(`{"id":1}\n${failing}{"id":2}\n`));
-    assert.deepEqual(messages, [{ id: 1 }]);
+    // The clock is looked at every 32 lines, and finds 3 ms more each time: the turn starts at
+    // the 32nd line (0 ms), and the look after the 160th line finds 12 ms.
+    let clock = 0;
+    const decoder = new LineDecoder({ onMessage: (v) => messages.push(v), onWarning: () => {}, onTurnOver: (rest) => handedBack.push(rest), now: () => (clock += 3) - 3 });
+    const lines = Array.from({ length: 200 }, (_, i) => `{"id":${i}}\n`);
+    decoder.push(Buffer.from(lines.join('')));
+    assert.equal(TURN_BUDGET_MS, 10);
+    assert.equal(messages.length, 160);
     assert.equal(handedBack.length, 1);
-    assert.equal(handedBack[0].toString(), `${'{x}\n'.repeat(200)}{"id":2}\n`);
-    // Given back in a later turn: read on, nothing lost.
+    assert.equal(handedBack[0].toString(), lines.slice(160).join(''));
+    // Given back in a later turn: read on from there.
+    await new Promise((resolve) => setImmediate(resolve));
     decoder.push(handedBack[0]);
-    assert.deepEqual(messages, [{ id: 1 }, { id: 2 }]);
+    assert.deepEqual(messages, lines.map((_, i) => ({ id: i })));
+    assert.equal(handedBack.length, 1, 'the next turn had time for the 40 lines');
+    // Without onTurnOver a chunk is read whole.
+    const whole = collect();
+    whole.decoder.push(Buffer.from(lines.join('')));
+    assert.equal(whole.messages.length, 200);
+  });
+
+  test('the pushes of one turn share its budget (Node reads a busy pipe 32 chunks a turn)', async () => {
+    const messages: unknown[] = [];
+    const handedBack: Buffer[] = [];
+    let clock = 0;
+    const decoder = new LineDecoder({ onMessage: (v) => messages.push(v), onWarning: () => {}, onTurnOver: (rest) => handedBack.push(rest), now: () => (clock += 5) - 5 });
+    const chunk = (from: number, count: number) => Buffer.from(Array.from({ length: count }, (_, i) => `{"id":${from + i}}\n`).join(''));
+    decoder.push(chunk(0, 40)); // the turn's clock starts at line 32: 0 ms
+    decoder.push(chunk(40, 40)); // line 64: 5 ms
+    decoder.push(chunk(80, 40)); // line 96: 10 ms, over
+    assert.equal(messages.length, 96);
+    assert.equal(handedBack.length, 1);
+    assert.equal(handedBack[0].toString(), chunk(96, 24).toString());
+    // The next turn starts afresh.
+    await new Promise((resolve) => setImmediate(resolve));
+    decoder.push(Buffer.concat([handedBack[0], chunk(120, 40)]));
+    assert.equal(messages.length, 160);
     assert.equal(handedBack.length, 1);
   });
 
