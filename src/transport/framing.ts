@@ -126,6 +126,7 @@ export class LineDecoder {
     let start = 0;
     const length = chunk.length;
     const onTurnOver = this.opts.onTurnOver;
+    let turnOver = false;
     while (start < length) {
       const nl = chunk.indexOf(LF, start);
       try {
@@ -137,13 +138,11 @@ export class LineDecoder {
           splitter.pushLineEnd(chunk, start, nl);
         } else {
           const end = nl > start && chunk[nl - 1] === CR ? nl - 1 : nl;
+          const lookAtClock = onTurnOver !== undefined && ++this.linesThisTurn % LINES_PER_CLOCK_CHECK === 0 && nl + 1 < length;
           // A line over the limit goes to the splitter, which refuses and reports it.
           if (end - start > max) splitter.pushLineEnd(chunk, start, nl);
           else this.decode(chunk, start, end);
-          if (onTurnOver && ++this.linesThisTurn % LINES_PER_CLOCK_CHECK === 0 && nl + 1 < length && this.turnIsOver()) {
-            onTurnOver(chunk.subarray(nl + 1));
-            return this.settlePush(failed, failure);
-          }
+          turnOver = lookAtClock && this.turnIsOver();
         }
       } catch (err) {
         if (!failed) {
@@ -153,11 +152,11 @@ export class LineDecoder {
       }
       if (nl === -1) break;
       start = nl + 1;
+      if (turnOver) {
+        onTurnOver!(chunk.subarray(start));
+        break;
+      }
     }
-    this.settlePush(failed, failure);
-  }
-
-  private settlePush(failed: boolean, failure: unknown): void {
     if (failed) throw failure;
   }
 

@@ -166,6 +166,27 @@ describe('LineDecoder', () => {
     assert.equal(whole.messages.length, 200);
   });
 
+  test('a throwing listener in a chunk that is handed back: the rest is read once, the error rethrown', () => {
+    const seen: number[] = [];
+    const handedBack: Buffer[] = [];
+    let clock = 0;
+    const decoder = new LineDecoder({
+      onMessage: (v) => {
+        const id = (v as { id: number }).id;
+        seen.push(id);
+        if (id === 3 || id === 160) throw new Error(`listener failed on ${id}`);
+      },
+      onWarning: () => {},
+      onTurnOver: (rest) => handedBack.push(rest),
+      now: () => (clock += 3) - 3,
+    });
+    const lines = Array.from({ length: 200 }, (_, i) => `{"id":${i}}\n`);
+    assert.throws(() => decoder.push(Buffer.from(lines.join(''))), /listener failed on 3/);
+    assert.deepEqual(seen, Array.from({ length: 160 }, (_, i) => i));
+    assert.equal(handedBack.length, 1);
+    assert.equal(handedBack[0].toString(), lines.slice(160).join(''));
+  });
+
   test('the pushes of one turn share its budget (Node reads a busy pipe 32 chunks a turn)', async () => {
     const messages: unknown[] = [];
     const handedBack: Buffer[] = [];
