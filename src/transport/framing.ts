@@ -92,7 +92,7 @@ export class LineDecoder {
   /** A refused response whose id was not in its first bytes: look at its last ones when it ends. */
   private idAtEnd = false;
   /** The rate limit of not-JSON warnings: this second's start, its warnings, the lines not warned of. */
-  private notJsonWindowStart = 0;
+  private notJsonWindowStart = Number.NEGATIVE_INFINITY;
   private notJsonInWindow = 0;
   private notJsonSkipped = 0;
   private readonly now: () => number;
@@ -127,6 +127,8 @@ export class LineDecoder {
     const length = chunk.length;
     const onTurnOver = this.opts.onTurnOver;
     let turnOver = false;
+    // Lines not warned of are counted in a warning once their second is over, with what comes next.
+    if (this.notJsonSkipped !== 0) this.rollWindow(this.now());
     while (start < length) {
       const nl = chunk.indexOf(LF, start);
       try {
@@ -180,6 +182,11 @@ export class LineDecoder {
 
   end(): void {
     this.splitter.end();
+    this.flushWarnings();
+  }
+
+  /** Says how many lines were not warned of, if any (the stream ended or was destroyed). */
+  flushWarnings(): void {
     this.reportSkippedNotJson();
   }
 
@@ -219,7 +226,7 @@ export class LineDecoder {
    * over that are counted and said in one warning when the next second's first comes, or at the end.
    */
   private notJson(why: string, buf: Buffer, start: number, end: number): void {
-    this.rollWindow(Date.now());
+    this.rollWindow(this.now());
     if (this.notJsonInWindow >= NOT_JSON_WARNINGS_PER_SECOND) {
       this.notJsonSkipped++;
       return;

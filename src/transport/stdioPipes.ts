@@ -39,7 +39,11 @@ export function wirePipes(child: ChildProcessWithoutNullStreams, handlers: PipeH
   child.stdout.on('data', (chunk: Buffer) => decoder.push(chunk));
   child.stdout.on('end', () => decoder.end());
   child.stdout.on('error', handlers.onOutputError);
-  child.stdout.on('close', handlers.onStdoutClosed);
+  child.stdout.on('close', () => {
+    // A destroyed stdout ends without 'end': the count of the lines not warned of is said here.
+    decoder.flushWarnings();
+    handlers.onStdoutClosed();
+  });
 
   const stderrLines = new TextLineDecoder({ onLine: handlers.onStderrLine });
   child.stderr.on('data', (chunk: Buffer) => stderrLines.push(chunk));

@@ -33,7 +33,8 @@ export function runQuickInput<T>(widget: vscode.QuickInput, whenHidden: T, wire:
     };
     const onHide = widget.onDidHide(() => {
       if (done) return;
-      if (guard.hideWasStolen(webviewEditorActive())) widget.show();
+      // VS Code hides on a lost focus only what does not ignore it: any other hide is the person's.
+      if (!widget.ignoreFocusOut && guard.hideWasStolen(webviewEditorActive())) widget.show();
       else session.finish(whenHidden);
     });
     const onType = valueChanges(widget)?.(() => guard.typedIn());

@@ -12,7 +12,8 @@ export function stallProbe(): { stop(): Promise<number> } {
     longest = Math.max(longest, now - last);
     last = now;
   };
-  const timer = setInterval(tick, 5);
+  // Unref'd: a test that fails before stop() must not keep the process alive.
+  const timer = setInterval(tick, 5).unref();
   return {
     stop: () =>
       new Promise((resolve) =>

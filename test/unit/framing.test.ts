@@ -1,4 +1,4 @@
-import { test, describe, mock } from 'node:test';
+import { test, describe } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -120,26 +120,30 @@ describe('LineDecoder', () => {
   });
 
   test('lines that cannot be JSON are not parsed; ten warnings a second, the rest counted in one', () => {
-    mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
-    try {
-      const { messages, warnings, decoder } = collect();
-      decoder.push(Buffer.from(`${'x\n'.repeat(50)}{"id":1}\n${'Listening on 3000, "ok"\n'.repeat(5)}`));
-      assert.deepEqual(messages, [{ id: 1 }]);
-      assert.equal(warnings.length, NOT_JSON_WARNINGS_PER_SECOND);
-      assert.match(warnings[0].message, /Ignored a line on stdout that is not JSON \(1 bytes\): it does not begin as JSON does/);
-      // The next second: the count of the lines not warned of, then the new line's warning.
-      mock.timers.tick(1000);
-      decoder.push(Buffer.from('true"\n'));
-      assert.match(warnings[NOT_JSON_WARNINGS_PER_SECOND].message, /^Ignored 45 more lines on stdout that are not JSON \(at most 10 such warnings a second\)$/);
-      assert.match(warnings[NOT_JSON_WARNINGS_PER_SECOND + 1].message, /that is not JSON \(5 bytes\): Unexpected/);
-      // Those of the last second are counted at the end of the stream.
-      decoder.push(Buffer.from('x\n'.repeat(12)));
-      decoder.end();
-      assert.match(warnings.at(-1)!.message, /^Ignored 3 more lines on stdout/);
-      assert.equal(warnings.length, 2 * NOT_JSON_WARNINGS_PER_SECOND + 2);
-    } finally {
-      mock.timers.reset();
-    }
+    let clock = 1_000_000;
+    const messages: unknown[] = [];
+    const warnings: TransportWarning[] = [];
+    const decoder = new LineDecoder({ onMessage: (v) => messages.push(v), onWarning: (w) => warnings.push(w), now: () => clock });
+    decoder.push(Buffer.from(`${'x\n'.repeat(50)}{"id":1}\n${'Listening on 3000, "ok"\n'.repeat(5)}`));
+    assert.deepEqual(messages, [{ id: 1 }]);
+    assert.equal(warnings.length, NOT_JSON_WARNINGS_PER_SECOND);
+    assert.match(warnings[0].message, /Ignored a line on stdout that is not JSON \(1 bytes\): it does not begin as JSON does/);
+    // The next second: the count of the lines not warned of, then the new line's warning.
+    clock += 1000;
+    decoder.push(Buffer.from('true"\n'));
+    assert.match(warnings[NOT_JSON_WARNINGS_PER_SECOND].message, /^Ignored 45 more lines on stdout that are not JSON \(at most 10 such warnings a second\)$/);
+    assert.match(warnings[NOT_JSON_WARNINGS_PER_SECOND + 1].message, /that is not JSON \(5 bytes\): Unexpected/);
+    // The count comes with the next output once its second is over, a message as well.
+    decoder.push(Buffer.from('x\n'.repeat(12)));
+    clock += 1000;
+    decoder.push(Buffer.from('{"id":2}\n'));
+    assert.match(warnings.at(-1)!.message, /^Ignored 3 more lines on stdout/);
+    assert.deepEqual(messages, [{ id: 1 }, { id: 2 }]);
+    // Or at the end of the stream (or when it is destroyed: flushWarnings).
+    decoder.push(Buffer.from('x\n'.repeat(12)));
+    decoder.end();
+    assert.match(warnings.at(-1)!.message, /^Ignored 2 more lines on stdout/);
+    assert.equal(warnings.length, 3 * NOT_JSON_WARNINGS_PER_SECOND + 3, 'ten a second, and three counts');
   });
 
   test('a chunk that takes longer than a turn allows is handed back at a line end, and nothing is lost', async () => {
