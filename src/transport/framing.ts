@@ -185,11 +185,6 @@ export class LineDecoder {
     this.flushWarnings();
   }
 
-  /** Says how many lines were not warned of, if any (the stream ended or was destroyed). */
-  flushWarnings(): void {
-    this.reportSkippedNotJson();
-  }
-
   /** The line is bytes [start, end) of `buf`, without its terminator. */
   private decode(buf: Buffer, start: number, end: number): void {
     const first = buf[start];
@@ -241,12 +236,13 @@ export class LineDecoder {
   /** A new second of the rate limits begins when the last one is over. */
   private rollWindow(now: number): void {
     if (now - this.notJsonWindowStart < 1000) return;
-    this.reportSkippedNotJson();
+    this.flushWarnings();
     this.notJsonWindowStart = now;
     this.notJsonInWindow = 0;
   }
 
-  private reportSkippedNotJson(): void {
+  /** Says how many lines were not warned of, if any (their second is over, or the stream ended or was destroyed). */
+  flushWarnings(): void {
     const skipped = this.notJsonSkipped;
     if (skipped === 0) return;
     this.notJsonSkipped = 0;
