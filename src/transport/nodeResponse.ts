@@ -257,6 +257,7 @@ export class NodeResponse {
       // Whole, but read already or cancelled: no 'end' or 'close' is still to come.
       return Promise.resolve(res.readableEnded ? 'ended' : 'stopped');
     }
+    if (res.complete && res.readableFlowing === null && res.readableLength <= WHOLE_READ_BYTES) return this.readArrived(res, onChunk);
     return new Promise<NodeBodyEnd>((resolve, reject) => {
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
@@ -325,7 +326,44 @@ export class NodeResponse {
       if (waitMs !== undefined) timer = setTimeout(() => stop('late'), waitMs);
     });
   }
+
+  /**
+   * A small body node:http has parsed to its end already (the usual answer: it came with its
+   * headers), taken from the buffer in one piece, now. Performance (#21): no listeners, no tick
+   * to start the flow, no 'data' and 'end' of ours, per answer. The 'end' node:http itself waits
+   * for (to give the socket back to its agent) follows on the next tick, as read() emptied the buffer.
+   */
+  private readArrived(res: http.IncomingMessage, onChunk: NodeChunkReader): Promise<NodeBodyEnd> {
+    // Once complete, nothing emits an error on the body any more; a listener all the same, as readDirect leaves one.
+    res.on('error', ignoreLateError);
+    // Reading past the buffer (all of it, or nothing from an empty body) schedules the 'end'.
+    const chunk = res.read() as Buffer | null;
+    let more = true;
+    try {
+      if (chunk !== null) more = onChunk(chunk);
+    } catch (err) {
+      this.finish();
+      res.destroy();
+      return Promise.reject(err);
+    }
+    this.finish();
+    if (!more) {
+      res.destroy();
+      return Promise.resolve('stopped');
+    }
+    return Promise.resolve('ended');
+  }
 }
+
+/**
+ * Bodies up to this size that have arrived whole are read in one piece (readArrived); larger ones
+ * chunk by chunk, with the event loop let run between slices (a reader may work per chunk). An
+ * IncomingMessage's high-water mark: a body that came in one socket read but is larger than this
+ * made node:http stop reading the socket until the reader catches up.
+ */
+export const WHOLE_READ_BYTES = 16 * 1024;
+
+function ignoreLateError(): void {}
 
 /**
  * The server's reason phrase if it is one (RFC 9112: tabs, spaces, visible ASCII and obs-text),

@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { LightAbort, createNodeFetch, requestAbortFor } from '../../src/transport/nodeHttp';
-import { nodeBodyOf } from '../../src/transport/nodeResponse';
+import { WHOLE_READ_BYTES, nodeBodyOf } from '../../src/transport/nodeResponse';
 import { BodyTooLargeError, EXCERPT_WAIT_MS, boundedResponse, drain, readBodyLimited, readTextLimited, readTextPrefix } from '../../src/transport/httpBody';
 import { SseLimitError, readEventStream } from '../../src/transport/sseStream';
 import type { EventSourceMessage } from 'eventsource-parser';
@@ -126,13 +126,17 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
         return;
       }
       case '/two-chunks':
-        // Two chunks in one write: both reach the client's parser at once.
+      case '/two-large-chunks': {
+        // Two chunks in one write: both reach the client's parser at once. The large ones are
+        // together over WHOLE_READ_BYTES: read chunk by chunk even though the whole body is there.
+        const filler = path === '/two-large-chunks' ? ' '.repeat(WHOLE_READ_BYTES) : '';
         res.writeHead(200, { 'content-type': 'application/json' });
         socket.cork();
-        res.write('{"a":');
+        res.write(`{"a":${filler}`);
         res.end('1}');
         socket.uncork();
         return;
+      }
       case '/byte-chunks': {
         // A chunked body whose every chunk is one byte (the server decides): 100,000 of them.
         res.writeHead(200, { 'content-type': 'application/json' });
@@ -296,7 +300,7 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
     });
 
     test("cancel() while a read is paused with the body's end parsed but unread: the read ends (stopped), it does not wait forever", async () => {
-      const res = await nodeFetch(`${base}/two-chunks`);
+      const res = await nodeFetch(`${base}/two-large-chunks`);
       // What the reader's time slice does (nodeResponse.ts readDirect): pause the message.
       const message = (res as unknown as { message: http.IncomingMessage }).message;
       const body = nodeBodyOf(res)!;
@@ -312,6 +316,43 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
       });
       assert.deepEqual(await settledWithin(reading, 2_000), { value: 'stopped' });
       assert.equal(cancelled, true);
+    });
+
+    test('a small body that has arrived whole is read in one piece, at once, and its connection serves the next request', async () => {
+      const res = await nodeFetch(`${base}/two-chunks`);
+      const message = (res as unknown as { message: http.IncomingMessage }).message;
+      assert.equal(message.complete, true, 'node:http parsed both chunks with the headers');
+      const chunks: string[] = [];
+      let settledAt: 'sync' | 'later' | undefined;
+      const reading = nodeBodyOf(res)!
+        .read((chunk) => {
+          chunks.push(chunk.toString());
+          return true;
+        })
+        .then((end) => {
+          settledAt ??= 'later';
+          return end;
+        });
+      // The chunk was handed over within read() itself: no 'data' event, no tick.
+      assert.deepEqual(chunks, ['{"a":1}']);
+      settledAt = 'sync';
+      assert.equal(await reading, 'ended');
+      assert.equal(settledAt, 'sync');
+      // node:http still sees the body's end and gives the socket back: the next request reuses it.
+      const socket = message.socket;
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(message.readableEnded, true);
+      const next = await nodeFetch(`${base}/two-chunks`);
+      assert.equal((next as unknown as { message: http.IncomingMessage }).message.socket, socket, 'the kept-alive connection was reused');
+      assert.equal(await readTextLimited(next, 1000, 'x'), '{"a":1}');
+      // A reader that stops (over its limit) stops it too: the body is destroyed, the read says so.
+      const stopped = await nodeFetch(`${base}/two-chunks`);
+      assert.equal(await nodeBodyOf(stopped)!.read(() => false), 'stopped');
+      assert.equal((stopped as unknown as { message: http.IncomingMessage }).message.destroyed, true);
+      // One that throws: the read rejects with what it threw.
+      const thrown = await nodeFetch(`${base}/two-chunks`);
+      const boom = new Error('boom');
+      await assert.rejects(nodeBodyOf(thrown)!.read(() => { throw boom; }), (err) => err === boom);
     });
 
     test('a read after the body was cancelled whole, or after it was read to its end, settles at once', async () => {
