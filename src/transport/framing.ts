@@ -96,6 +96,8 @@ export class LineDecoder {
   private notJsonInWindow = 0;
   private notJsonSkipped = 0;
   private readonly now: () => number;
+  /** The stream's name in warnings. */
+  private readonly source: string;
   /** Lines read since the last turn with a look at the clock, and that look's time (see turnIsOver). */
   private linesThisTurn = 0;
   private turnStarted = -1;
@@ -103,6 +105,7 @@ export class LineDecoder {
   constructor(private readonly opts: LineDecoderOptions) {
     this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.now = opts.now ?? (() => performance.now());
+    this.source = opts.source ?? 'stdout';
     this.splitter = new LineSplitter({
       maxLineBytes: this.maxMessageBytes,
       onLine: (line) => this.decode(line, 0, line.length),
@@ -227,10 +230,9 @@ export class LineDecoder {
       return;
     }
     this.notJsonInWindow++;
-    const source = this.opts.source ?? 'stdout';
     // Enough bytes for the excerpt's characters (at most 4 bytes each), not the whole line.
     const shown = decodeUtf8Prefix(buf.subarray(start, end), WARNING_EXCERPT_CHARS * 4 + 4);
-    this.opts.onWarning({ message: `Ignored a line on ${source} that is not JSON (${formatBytes(end - start)}): ${why}`, excerpt: excerpt(shown) });
+    this.opts.onWarning({ message: `Ignored a line on ${this.source} that is not JSON (${formatBytes(end - start)}): ${why}`, excerpt: excerpt(shown) });
   }
 
   /** A new second of the rate limits begins when the last one is over. */
@@ -247,12 +249,11 @@ export class LineDecoder {
     if (skipped === 0) return;
     this.notJsonSkipped = 0;
     this.opts.onWarning({
-      message: `Ignored ${skipped} more line${skipped === 1 ? '' : 's'} on ${this.opts.source ?? 'stdout'} that ${skipped === 1 ? 'is' : 'are'} not JSON (at most ${NOT_JSON_WARNINGS_PER_SECOND} such warnings a second)`,
+      message: `Ignored ${skipped} more line${skipped === 1 ? '' : 's'} on ${this.source} that ${skipped === 1 ? 'is' : 'are'} not JSON (at most ${NOT_JSON_WARNINGS_PER_SECOND} such warnings a second)`,
     });
   }
 
   private onOversize(info: OversizeLineInfo): void {
-    const source = this.opts.source ?? 'stdout';
     const size = info.complete ? `${formatBytes(info.bytes)} (${info.bytes} bytes)` : `more than ${formatBytes(info.bytes)} (${info.bytes} bytes so far)`;
     const hint = this.opts.limitHint ?? DEFAULT_LIMIT_HINT;
     // The request it answers fails now if its id is in the first bytes (or the line is whole).
@@ -261,7 +262,7 @@ export class LineDecoder {
     this.idAtEnd = start.response && answers === undefined && !info.complete;
     this.opts.onWarning({
       message:
-        `Discarded a message on ${source} of ${size}: it exceeds the limit of ${formatBytes(info.limit)} (${info.limit} bytes). ` +
+        `Discarded a message on ${this.source} of ${size}: it exceeds the limit of ${formatBytes(info.limit)} (${info.limit} bytes). ` +
         `Decoding resumes after its newline; if this server legitimately sends larger messages, ${hint}.`,
       excerpt: excerpt(decodeUtf8Prefix(info.head, WARNING_EXCERPT_CHARS * 4)),
       oversize: { bytes: info.bytes, complete: info.complete, limit: info.limit, answers, hint },
@@ -275,7 +276,7 @@ export class LineDecoder {
     const answers = info.tail ? trailingId(info.tail) : undefined;
     if (answers === undefined) return;
     this.opts.onWarning({
-      message: `The discarded message on ${this.opts.source ?? 'stdout'} (${formatBytes(info.bytes)}, ${info.bytes} bytes) was the answer to request ${JSON.stringify(answers)}.`,
+      message: `The discarded message on ${this.source} (${formatBytes(info.bytes)}, ${info.bytes} bytes) was the answer to request ${JSON.stringify(answers)}.`,
       oversize: { bytes: info.bytes, complete: true, limit: info.limit, answers, hint: this.opts.limitHint ?? DEFAULT_LIMIT_HINT },
     });
   }
