@@ -257,7 +257,7 @@ export class NodeResponse {
       // Whole, but read already or cancelled: no 'end' or 'close' is still to come.
       return Promise.resolve(res.readableEnded ? 'ended' : 'stopped');
     }
-    if (res.complete && res.readableFlowing === null && res.readableLength <= WHOLE_READ_BYTES) return this.readArrived(res, onChunk);
+    if (isArrived(res)) return this.readArrived(res, onChunk);
     return new Promise<NodeBodyEnd>((resolve, reject) => {
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
@@ -328,34 +328,58 @@ export class NodeResponse {
   }
 
   /**
-   * A small body node:http has parsed to its end already (the usual answer: it came with its
-   * headers), taken from the buffer in one piece, now. Performance (#21): no listeners, no tick
-   * to start the flow, no 'data' and 'end' of ours, per answer. The 'end' node:http itself waits
-   * for (to give the socket back to its agent) follows on the next tick, as read() emptied the buffer.
-   * So a request the caller sends at once, before that tick, takes another kept-alive connection:
-   * at most one more per burst of requests, and reused after (a review measured 2 connections for
-   * 300 sequential requests, 33 for 32 loops at once). `onChunk` runs before read() returns.
+   * The whole body, taken now, when node:http has parsed it to its end already and it is small
+   * (the usual answer: it came with its headers); undefined, the body untouched, otherwise. An
+   * empty body is an empty Buffer. For a reader that takes a whole body in one step (sseStream.ts
+   * readEventStream); readDirect takes the same path (readArrived).
    */
-  private readArrived(res: http.IncomingMessage, onChunk: NodeChunkReader): Promise<NodeBodyEnd> {
+  takeArrivedBody(): Buffer | undefined {
+    const res = this.message;
+    if (res === null || this.used || this.aborted || !isArrived(res)) return undefined;
+    this.used = true;
+    return this.readArrivedBytes(res);
+  }
+
+  /**
+   * Performance (#21): no listeners, no tick to start the flow, no 'data' and 'end' of ours, per
+   * answer. The 'end' node:http itself waits for (to give the socket back to its agent) follows
+   * on the next tick, as read() emptied the buffer. So a request the caller sends at once, before
+   * that tick, takes another kept-alive connection: at most one more per burst of requests, and
+   * reused after (a review measured 2 connections for 300 sequential requests, 33 for 32 loops at
+   * once).
+   */
+  private readArrivedBytes(res: http.IncomingMessage): Buffer {
     // Once complete, nothing emits an error on the body any more; a listener all the same, as readDirect leaves one.
     res.on('error', ignoreLateError);
     // Reading past the buffer (all of it, or nothing from an empty body) schedules the 'end'.
     const chunk = res.read() as Buffer | null;
+    this.finish();
+    return chunk ?? EMPTY_BODY;
+  }
+
+  /** A small body node:http has parsed to its end already, handed to `onChunk` in one piece, now (before read() returns). */
+  private readArrived(res: http.IncomingMessage, onChunk: NodeChunkReader): Promise<NodeBodyEnd> {
+    const chunk = this.readArrivedBytes(res);
     let more = true;
     try {
-      if (chunk !== null) more = onChunk(chunk);
+      if (chunk.length > 0) more = onChunk(chunk);
     } catch (err) {
-      this.finish();
       res.destroy();
       return Promise.reject(err);
     }
-    this.finish();
     if (!more) {
       res.destroy();
       return Promise.resolve('stopped');
     }
     return Promise.resolve('ended');
   }
+}
+
+const EMPTY_BODY = Buffer.alloc(0);
+
+/** node:http has parsed the body to its end, nobody reads it yet, and it is small enough to take in one piece (WHOLE_READ_BYTES). */
+function isArrived(res: http.IncomingMessage): boolean {
+  return !res.destroyed && res.complete && res.readableFlowing === null && res.readableLength <= WHOLE_READ_BYTES;
 }
 
 /**
@@ -380,6 +404,11 @@ function reasonPhrase(text: string | undefined): string {
 /** A response of nodeHttpFetch whose body is not taken yet: read it with the NodeBody (once). */
 export function nodeBodyOf(res: Response): NodeBody | undefined {
   return res instanceof NodeResponse ? res.takeNodeBody() : undefined;
+}
+
+/** A response of nodeHttpFetch whose small body has arrived whole and is not taken yet: that body, taken (NodeResponse.takeArrivedBody). */
+export function arrivedBodyOf(res: Response): Buffer | undefined {
+  return res instanceof NodeResponse ? res.takeArrivedBody() : undefined;
 }
 
 /** Whether `res` came from nodeHttpFetch / createNodeFetch. */

@@ -6,13 +6,14 @@
 
 import type { EventSourceMessage } from 'eventsource-parser';
 // Reading an event stream, and connecting one again:
-import { NO_SSE_MESSAGE, OVERSIZE_SSE_MESSAGE, SseLimitError, readEventStream, sseMessageValue, type SseSink } from './sseStream';
+import { NO_SSE_MESSAGE, OVERSIZE_SSE_MESSAGE, SseLimitError, readEventStream, readWholeEventStream, sseMessageValue, type SseSink } from './sseStream';
 import { HttpTransportError, drain, excerptText, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, streamFailureText, type ResolvedHttpOptions } from './httpShared';
 import { oversizeNotice } from './framing';
 import { isResponseTo, type RequestId } from './streamableHttpMessages';
 import type { TransportWarning } from './transport';
 import { errorMessage } from '../util/errorMessage';
 import { getStreamMemory, type GetStreamOutcome } from './endpointMemory';
+import { arrivedBodyOf } from './nodeResponse';
 
 /** The JSON-RPC error code given to requests whose answer stream was lost. */
 export const STREAM_LOST_ERROR_CODE = -32000;
@@ -139,10 +140,15 @@ export class ResumableStreams {
     return this.streamOf.size > 0;
   }
 
-  /** Reads a POST's answer stream (and resumes it) until it has carried the answers to `ids`. */
-  readPostAnswer(ids: RequestId[], res: Response, signal: AbortSignal): Promise<void> {
+  /**
+   * Reads a POST's answer stream (and resumes it) until it has carried the answers to `ids`;
+   * undefined when it did so at once (its body had arrived whole and carried them all).
+   */
+  readPostAnswer(ids: RequestId[], res: Response, signal: AbortSignal): Promise<void> | undefined {
     const state = this.newStream('post', ids, signal, undefined);
     for (const id of state.waiting) this.streamOf.set(id, state);
+    const whole = arrivedBodyOf(res);
+    if (whole !== undefined) return this.readWholePostAnswer(state, whole);
     // Performance (#21): most answer streams carry their answers and end; the reconnecting loop
     // (an async function, costly per request) is entered only when the stream still owes answers
     // (to resume it, or to fail them when it cannot be resumed).
@@ -150,6 +156,21 @@ export class ResumableStreams {
       () => this.resumeIfOwing(state, undefined),
       (err: unknown) => this.resumeIfOwing(state, err),
     );
+  }
+
+  /** Performance (#21): the usual answer, read without a promise of its own (sseStream.ts readWholeEventStream). */
+  private readWholePostAnswer(state: StreamState, whole: Buffer): Promise<void> | undefined {
+    let failure: unknown;
+    try {
+      readWholeEventStream(whole, state.sink, this.parserLimit());
+    } catch (err) {
+      failure = err;
+    }
+    try {
+      return this.resumeIfOwing(state, failure);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   private resumeIfOwing(state: StreamState, failure: unknown): Promise<void> | undefined {

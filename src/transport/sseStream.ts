@@ -4,7 +4,7 @@
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import type { TransportWarning } from './transport';
 import { EventLoopSlicer, excerptText, Utf8Decoder } from './httpBody';
-import { nodeBodyOf, type NodeBody, type NodeBodyEnd } from './nodeResponse';
+import { arrivedBodyOf, nodeBodyOf, type NodeBody, type NodeBodyEnd } from './nodeResponse';
 import { ByteChunks } from '../util/byteChunks';
 
 /** Where the events of a stream go. Called as plain functions, not as methods (no `this`). */
@@ -28,9 +28,42 @@ export const OWED_NOTHING_GRACE_MS = 1000;
  * body is read straight from its IncomingMessage (nodeBodyOf), any other through its web stream.
  */
 export function readEventStream(res: Response, sink: SseSink, maxChars: number, done?: () => boolean): Promise<void> {
+  const whole = arrivedBodyOf(res);
+  if (whole !== undefined) return readWholeSettled(whole, sink, maxChars);
   const reader = new EventStreamReader(sink, maxChars, done);
   const node = nodeBodyOf(res);
   return node !== undefined ? reader.readNode(node) : reader.readWeb(res.body);
+}
+
+/**
+ * A body node:http has parsed whole (a POST's usual answer: one small event; arrivedBodyOf), read
+ * in one step, its events handed to the sink before this returns; throws what readEventStream
+ * would reject with (an SseLimitError, or what the sink threw). Performance (#21): none of the
+ * reader's per-stream state (decoder, line ends, held bytes, grace timer, promise hops) for a body
+ * that cannot be cut; the same bounds as feedText. All of it is read even when the stream owes
+ * nothing more partway, as a chunk is.
+ */
+export function readWholeEventStream(bytes: Buffer, sink: SseSink, maxChars: number): void {
+  let limitError: SseLimitError | undefined;
+  let text = bytes.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  const onError = (error: ParseError): void => {
+    if (error.type === 'max-buffer-size-exceeded') limitError = sseTooLarge(maxChars);
+  };
+  const parser = createParser({ onEvent: sink.onEvent, onRetry: sink.onRetry, onError, maxBufferSize: maxChars });
+  // A CR that ends the body is a whole line end: no LF can follow it now.
+  if (text.indexOf('\r') !== -1) text = text.replace(/\r\n?/g, '\n');
+  if (!feedWithinLimit(parser, new EventSize(maxChars), text)) limitError ??= sseTooLarge(maxChars);
+  if (limitError !== undefined) throw limitError;
+}
+
+function readWholeSettled(bytes: Buffer, sink: SseSink, maxChars: number): Promise<void> {
+  try {
+    readWholeEventStream(bytes, sink, maxChars);
+    return Promise.resolve();
+  } catch (err) {
+    return Promise.reject(err);
+  }
 }
 
 /**
@@ -92,7 +125,7 @@ class EventStreamReader {
   }
 
   private readonly parseError = (error: ParseError): void => {
-    if (error.type === 'max-buffer-size-exceeded') this.limitError = this.tooLarge();
+    if (error.type === 'max-buffer-size-exceeded') this.limitError = sseTooLarge(this.maxChars);
     // Unknown fields and invalid retry values are ignored, as the SSE standard says.
   };
 
@@ -134,11 +167,6 @@ class EventStreamReader {
     if (this.closer !== undefined) clearTimeout(this.closer);
   }
 
-  private tooLarge(): SseLimitError {
-    return new SseLimitError(
-      `an SSE event is larger than the limit of ${this.maxChars} bytes, or has too many data lines for it (each counts ${SSE_LINE_COST} bytes, up to ${SSE_HEAP_FACTOR} times the limit)`,
-    );
-  }
 
   /**
    * A character split across chunks is decoded whole, and a leading byte order mark dropped as
@@ -183,12 +211,26 @@ class EventStreamReader {
     let text = this.lines.complete(decoded);
     if (text === '') return;
     if (text.indexOf('\r') !== -1) text = text.replace(/\r\n?/g, '\n');
-    const refusedAt = this.eventSize.refusedAt(text);
-    const end = refusedAt === -1 ? text.length : refusedAt;
-    // The events complete before a refused one still go out (an answer among them).
-    if (end > 0) this.parser.feed(withoutLines(text, end, this.eventSize.errorLines));
-    if (refusedAt !== -1) this.limitError ??= this.tooLarge();
+    if (!feedWithinLimit(this.parser, this.eventSize, text)) this.limitError ??= sseTooLarge(this.maxChars);
   }
+}
+
+/**
+ * Feeds `text` (LF line ends only) to the parser up to the first event over the size limit, and
+ * without the lines the parser would report as errors (see feedText); false when an event was
+ * over the limit. The events complete before a refused one still go out (an answer among them).
+ */
+function feedWithinLimit(parser: EventSourceParser, eventSize: EventSize, text: string): boolean {
+  const refusedAt = eventSize.refusedAt(text);
+  const end = refusedAt === -1 ? text.length : refusedAt;
+  if (end > 0) parser.feed(withoutLines(text, end, eventSize.errorLines));
+  return refusedAt === -1;
+}
+
+function sseTooLarge(maxChars: number): SseLimitError {
+  return new SseLimitError(
+    `an SSE event is larger than the limit of ${maxChars} bytes, or has too many data lines for it (each counts ${SSE_LINE_COST} bytes, up to ${SSE_HEAP_FACTOR} times the limit)`,
+  );
 }
 
 function hasLineEnd(bytes: Buffer): boolean {

@@ -293,14 +293,17 @@ export class StreamableHttpTransport implements Transport {
     if (this.session.isInitialize(message)) this.session.capture(res);
     const type = res.headers.get('content-type');
     if (isEventStream(type)) {
-      this.streams.readPostAnswer(requestIds(message), res, request.signal).then(
+      const reading = this.streams.readPostAnswer(requestIds(message), res, request.signal);
+      // Read at once (the usual answer, arrived whole): the request does not stream.
+      if (reading === undefined) return NOT_STREAMING;
+      reading.then(
         () => this.inFlight.delete(request),
         (err: unknown) => {
           this.inFlight.delete(request);
           this.internalError(err);
         },
       );
-      return Promise.resolve(true);
+      return STREAMING;
     }
     if (type !== null && !/json/i.test(type)) return this.refuseContentType(message, res, type);
     // readJsonBody's steps in one `then` (#21: a promise and a microtask fewer per answer).
@@ -441,3 +444,7 @@ export class StreamableHttpTransport implements Transport {
 function carriesRequests(message: unknown): boolean {
   return Array.isArray(message) && requestIds(message).length > 0;
 }
+
+/** What acceptAnswer resolves with: whether an SSE stream now owns the request (one promise each, shared: #21). */
+const STREAMING = Promise.resolve(true);
+const NOT_STREAMING = Promise.resolve(false);

@@ -7,7 +7,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { LightAbort, createNodeFetch, requestAbortFor } from '../../src/transport/nodeHttp';
-import { WHOLE_READ_BYTES, nodeBodyOf } from '../../src/transport/nodeResponse';
+import { WHOLE_READ_BYTES, arrivedBodyOf, nodeBodyOf } from '../../src/transport/nodeResponse';
 import { BodyTooLargeError, EXCERPT_WAIT_MS, boundedResponse, drain, readBodyLimited, readTextLimited, readTextPrefix } from '../../src/transport/httpBody';
 import { SseLimitError, readEventStream } from '../../src/transport/sseStream';
 import type { EventSourceMessage } from 'eventsource-parser';
@@ -353,6 +353,27 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
       const thrown = await nodeFetch(`${base}/two-chunks`);
       const boom = new Error('boom');
       await assert.rejects(nodeBodyOf(thrown)!.read(() => { throw boom; }), (err) => err === boom);
+    });
+
+    test('arrivedBodyOf: a small body that has arrived whole is taken in one piece; one over WHOLE_READ_BYTES or still arriving is left to the reader', async () => {
+      const res = await nodeFetch(`${base}/two-chunks`);
+      const message = (res as unknown as { message: http.IncomingMessage }).message;
+      assert.equal(arrivedBodyOf(res)?.toString(), '{"a":1}');
+      assert.equal(res.bodyUsed, true);
+      assert.equal(nodeBodyOf(res), undefined, 'taken once');
+      // node:http sees the body's end and gives the socket back: the next request reuses it.
+      const socket = message.socket;
+      await new Promise((resolve) => setImmediate(resolve));
+      const next = await nodeFetch(`${base}/two-chunks`);
+      assert.equal((next as unknown as { message: http.IncomingMessage }).message.socket, socket, 'the kept-alive connection was reused');
+      await drain(next);
+      const large = await nodeFetch(`${base}/two-large-chunks`);
+      assert.equal(arrivedBodyOf(large), undefined);
+      assert.equal((await readTextLimited(large, 2 * WHOLE_READ_BYTES, 'x')).length, WHOLE_READ_BYTES + 7);
+      const endless = await nodeFetch(`${base}/endless`);
+      assert.equal(arrivedBodyOf(endless), undefined);
+      assert.equal(endless.bodyUsed, false);
+      await assert.rejects(readBodyLimited(endless, 100_000, 'the endless body'), BodyTooLargeError);
     });
 
     test('a read after the body was cancelled whole, or after it was read to its end, settles at once', async () => {

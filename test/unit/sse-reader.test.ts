@@ -2,7 +2,7 @@ import { test, describe, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import * as eventsourceParser from 'eventsource-parser';
 import { createParser, type EventSourceMessage, type ParseError, type ParserConfig } from 'eventsource-parser';
-import { SSE_HEAP_FACTOR, SSE_LINE_COST, SseLimitError, readEventStream } from '../../src/transport/sseStream';
+import { SSE_HEAP_FACTOR, SSE_LINE_COST, SseLimitError, readEventStream, readWholeEventStream } from '../../src/transport/sseStream';
 
 /**
  * readEventStream against eventsource-parser fed the whole body at once (decoded by TextDecoder):
@@ -322,5 +322,79 @@ describe('readEventStream: lines the parser would report as errors (and ignore) 
         assert.deepEqual(await readAll([bytes.subarray(0, cut), bytes.subarray(cut)]), want, `${JSON.stringify(end)} cut at ${cut}`);
       }
     }
+  });
+});
+
+/** readWholeEventStream over `body` (a string is UTF-8 encoded): the events and retry values, or the failure it threw. */
+function readWhole(body: string | Uint8Array, maxChars = 1_000_000): { events: EventSourceMessage[]; retries: number[]; error?: Error } {
+  const events: EventSourceMessage[] = [];
+  const retries: number[] = [];
+  const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  try {
+    readWholeEventStream(bytes, { onEvent: (e) => events.push(e), onRetry: (ms) => retries.push(ms) }, maxChars);
+    return { events, retries };
+  } catch (err) {
+    return { events, retries, error: err as Error };
+  }
+}
+
+describe('readWholeEventStream (a body that arrived whole, read in one step): what readEventStream reads of it', () => {
+  test('the 2,000 random bodies: the events and retry values of the whole body', () => {
+    const random = randomOf(21);
+    for (let i = 0; i < 2000; i++) {
+      const bytes = new TextEncoder().encode(randomBody(random));
+      assert.deepEqual(readWhole(bytes), expected(bytes), JSON.stringify(new TextDecoder().decode(bytes)));
+    }
+  });
+
+  test('CR, CRLF and LF line ends, a byte order mark (or what the parser takes for one), a CR that ends the body', async () => {
+    const lines = ['id: 1', 'x: 1', 'data: {"a":"é"}', 'retry: 12x', '', ': c', 'retry: 300', 'data', '', '', 'event: other', 'data: two', 'data: lines', '', 'data: last', '', ''];
+    const want = await readAll([lines.join('\n')]);
+    assert.equal(want.events.length, 4);
+    for (const end of ['\n', '\r', '\r\n']) {
+      assert.deepEqual(readWhole(lines.join(end)), want, JSON.stringify(end));
+      assert.deepEqual(readWhole(`\ufeff${lines.join(end)}`), want, `BOM, ${JSON.stringify(end)}`);
+    }
+    assert.deepEqual(readWhole('\u00ef\u00bb\u00bfdata: 1\n\n'), await readAll(['\u00ef\u00bb\u00bfdata: 1\n\n']));
+  });
+
+  test('the lines the parser would report as errors never reach it, and the events among them come out', async () => {
+    // Not first: the first line of a stream is left to the parser, which takes a byte order mark off it.
+    const text = `: hello\n${ERROR_LINES.join('\n')}\nid: 3\nretry: 12x\ndata: {"n":1}\nidle\n\n${ERROR_LINES.join('\n')}\ndata: 2\n\n`;
+    let got: ReturnType<typeof readWhole> | undefined;
+    const errors = await parseErrorsOf(async () => {
+      got = readWhole(text);
+    });
+    assert.deepEqual(got, { events: [{ id: '3', event: undefined, data: '{"n":1}' }, { id: undefined, event: undefined, data: '2' }], retries: [] });
+    assert.deepEqual(errors, []);
+  });
+
+  test('an event over the limit (by its characters, or by its many data lines) is refused; the events before it still go out', () => {
+    const byLines = readWhole(`data: ok\n\n${'data: x\n'.repeat(100)}\n`, 500);
+    assert.ok(byLines.error instanceof SseLimitError, String(byLines.error));
+    assert.match(byLines.error.message, /larger than the limit of 500 bytes, or has too many data lines for it/);
+    assert.deepEqual(byLines.events.map((e) => e.data), ['ok']);
+    // An ended event's characters count up to SSE_HEAP_FACTOR times the limit here (the message's own limit is sseMessageValue's).
+    assert.equal(readWhole(`data: ${'x'.repeat(600)}\n\n`, 500).error, undefined);
+    const byChars = readWhole(`data: ok\n\ndata: ${'x'.repeat(SSE_HEAP_FACTOR * 500)}\n\n`, 500);
+    assert.ok(byChars.error instanceof SseLimitError, String(byChars.error));
+    assert.deepEqual(byChars.events.map((e) => e.data), ['ok']);
+    // An unended event over the limit too: the parser's own buffer limit.
+    const unended = readWhole(`data: ok\n\ndata: ${'x'.repeat(600)}`, 500);
+    assert.ok(unended.error instanceof SseLimitError, String(unended.error));
+    assert.deepEqual(unended.events.map((e) => e.data), ['ok']);
+  });
+
+  test('what the sink throws is thrown, after the events before it', () => {
+    const seen: string[] = [];
+    const sink = {
+      onEvent: (e: EventSourceMessage) => {
+        seen.push(e.data);
+        if (e.data === 'bad') throw new Error('refused by the sink');
+      },
+      onRetry: () => undefined,
+    };
+    assert.throws(() => readWholeEventStream(Buffer.from('data: a\n\ndata: bad\n\ndata: c\n\n'), sink, 1000), /refused by the sink/);
+    assert.deepEqual(seen, ['a', 'bad']);
   });
 });
