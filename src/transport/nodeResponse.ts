@@ -330,8 +330,9 @@ export class NodeResponse {
   /**
    * The whole body, taken now, when node:http has parsed it to its end already and it is small
    * (the usual answer: it came with its headers); undefined, the body untouched, otherwise. An
-   * empty body is an empty Buffer. For a reader that takes a whole body in one step (sseStream.ts
-   * readEventStream); readDirect takes the same path (readArrived).
+   * empty body is an empty Buffer. For the readers of an SSE answer that take a whole body in one
+   * step (sseStream.ts readEventStream, resumableStreams.ts readPostAnswer); readDirect takes the
+   * same path for its chunk reader (readArrived).
    */
   takeArrivedBody(): Buffer | undefined {
     const res = this.message;

@@ -6,7 +6,7 @@
 
 import type { EventSourceMessage } from 'eventsource-parser';
 // Reading an event stream, and connecting one again:
-import { NO_SSE_MESSAGE, OVERSIZE_SSE_MESSAGE, SseLimitError, readEventStream, readWholeEventStream, sseMessageValue, type SseSink } from './sseStream';
+import { NO_SSE_MESSAGE, OVERSIZE_SSE_MESSAGE, SseLimitError, readArrivedEventStream, readEventStream, sseMessageValue, type SseSink } from './sseStream';
 import { HttpTransportError, drain, excerptText, fetchWithAuth, isEventStream, isNetworkError, manyListenerController, streamFailureText, type ResolvedHttpOptions } from './httpShared';
 import { oversizeNotice } from './framing';
 import { isResponseTo, type RequestId } from './streamableHttpMessages';
@@ -141,28 +141,27 @@ export class ResumableStreams {
   }
 
   /**
-   * Reads a POST's answer stream (and resumes it) until it has carried the answers to `ids`;
-   * undefined when it did so at once (its body had arrived whole and carried them all).
+   * Reads a POST's answer stream (and resumes it) until it has carried the answers to `ids`, or
+   * the request or transport stopped; undefined when that was settled at once (a body that had
+   * arrived whole and was read in one step).
    */
   readPostAnswer(ids: RequestId[], res: Response, signal: AbortSignal): Promise<void> | undefined {
     const state = this.newStream('post', ids, signal, undefined);
     for (const id of state.waiting) this.streamOf.set(id, state);
     const whole = arrivedBodyOf(res);
-    if (whole !== undefined) return this.readWholePostAnswer(state, whole);
+    if (whole !== undefined) return this.readArrivedPostAnswer(state, whole);
     // Performance (#21): most answer streams carry their answers and end; the reconnecting loop
     // (an async function, costly per request) is entered only when the stream still owes answers
     // (to resume it, or to fail them when it cannot be resumed).
-    return readEventStream(res, state.sink, this.parserLimit(), state.done).then(
-      () => this.resumeIfOwing(state, undefined),
-      (err: unknown) => this.resumeIfOwing(state, err),
-    );
+    return this.resumeAfter(state, readEventStream(res, state.sink, this.parserLimit(), state.done));
   }
 
-  /** Performance (#21): the usual answer, read without a promise of its own (sseStream.ts readWholeEventStream). */
-  private readWholePostAnswer(state: StreamState, whole: Buffer): Promise<void> | undefined {
+  /** Performance (#21): the usual answer, read without a promise of its own (sseStream.ts readArrivedEventStream). */
+  private readArrivedPostAnswer(state: StreamState, whole: Buffer): Promise<void> | undefined {
     let failure: unknown;
     try {
-      readWholeEventStream(whole, state.sink, this.parserLimit());
+      const reading = readArrivedEventStream(whole, state.sink, this.parserLimit(), state.done);
+      if (reading !== undefined) return this.resumeAfter(state, reading);
     } catch (err) {
       failure = err;
     }
@@ -171,6 +170,13 @@ export class ResumableStreams {
     } catch (err) {
       return Promise.reject(err);
     }
+  }
+
+  private resumeAfter(state: StreamState, reading: Promise<void>): Promise<void> {
+    return reading.then(
+      () => this.resumeIfOwing(state, undefined),
+      (err: unknown) => this.resumeIfOwing(state, err),
+    );
   }
 
   private resumeIfOwing(state: StreamState, failure: unknown): Promise<void> | undefined {

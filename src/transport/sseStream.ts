@@ -29,21 +29,42 @@ export const OWED_NOTHING_GRACE_MS = 1000;
  */
 export function readEventStream(res: Response, sink: SseSink, maxChars: number, done?: () => boolean): Promise<void> {
   const whole = arrivedBodyOf(res);
-  if (whole !== undefined) return readWholeSettled(whole, sink, maxChars);
+  if (whole !== undefined) {
+    try {
+      return readArrivedEventStream(whole, sink, maxChars, done) ?? READ_AT_ONCE;
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
   const reader = new EventStreamReader(sink, maxChars, done);
   const node = nodeBodyOf(res);
   return node !== undefined ? reader.readNode(node) : reader.readWeb(res.body);
 }
 
+const READ_AT_ONCE = Promise.resolve();
+
 /**
- * A body node:http has parsed whole (a POST's usual answer: one small event; arrivedBodyOf), read
- * in one step, its events handed to the sink before this returns; throws what readEventStream
- * would reject with (an SseLimitError, or what the sink threw). Performance (#21): none of the
- * reader's per-stream state (decoder, line ends, held bytes, grace timer, promise hops) for a body
- * that cannot be cut; the same bounds as feedText. All of it is read even when the stream owes
- * nothing more partway, as a chunk is.
+ * A body node:http has parsed whole (arrivedBodyOf), read as readEventStream reads it. The usual
+ * one (a POST's answer: one small event, ended by its blank line) is read in one step, its events
+ * handed to the sink before this returns undefined; it throws what readEventStream would reject
+ * with (an SseLimitError, or what the sink threw). Performance (#21): none of the reader's
+ * per-stream state (decoder, line ends, held bytes, grace timer, promise hops). A body that does
+ * not end with a line end goes through the reader as one chunk (the promise returned): what it
+ * leaves of an unended last line (held bytes, a cut character) is read only while the stream
+ * still owes answers (`done`), and one step could not tell.
  */
-export function readWholeEventStream(bytes: Buffer, sink: SseSink, maxChars: number): void {
+export function readArrivedEventStream(bytes: Buffer, sink: SseSink, maxChars: number, done?: () => boolean): Promise<void> | undefined {
+  const last = bytes.length === 0 ? 10 : bytes[bytes.length - 1];
+  if (last !== 10 && last !== 13) return new EventStreamReader(sink, maxChars, done).readNode(oneChunkBody(bytes));
+  readWholeEventStream(bytes, sink, maxChars);
+  return undefined;
+}
+
+/**
+ * A body that ends with a line end, read in one step: what the reader does with it as one chunk
+ * (feedText), whether or not the stream owes answers (no text is held back for later).
+ */
+function readWholeEventStream(bytes: Buffer, sink: SseSink, maxChars: number): void {
   let limitError: SseLimitError | undefined;
   let text = bytes.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -57,13 +78,19 @@ export function readWholeEventStream(bytes: Buffer, sink: SseSink, maxChars: num
   if (limitError !== undefined) throw limitError;
 }
 
-function readWholeSettled(bytes: Buffer, sink: SseSink, maxChars: number): Promise<void> {
-  try {
-    readWholeEventStream(bytes, sink, maxChars);
-    return Promise.resolve();
-  } catch (err) {
-    return Promise.reject(err);
-  }
+/** A whole body already taken, as a NodeBody of one chunk (what readArrived hands over). */
+function oneChunkBody(bytes: Buffer): NodeBody {
+  return {
+    read: (onChunk) => {
+      try {
+        return Promise.resolve(bytes.length === 0 || onChunk(bytes) ? 'ended' : 'stopped');
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    },
+    cancel: () => undefined,
+    wholeBodyArrived: () => true,
+  };
 }
 
 /**
@@ -166,7 +193,6 @@ class EventStreamReader {
   private stopCloser(): void {
     if (this.closer !== undefined) clearTimeout(this.closer);
   }
-
 
   /**
    * A character split across chunks is decoded whole, and a leading byte order mark dropped as

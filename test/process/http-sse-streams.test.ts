@@ -484,3 +484,58 @@ describe('a POST that owes nothing (notifications, our answers) answered with an
     }
   });
 });
+
+describe('answer streams that arrive whole (read in one step, #21)', () => {
+  /** The transport's record of POSTs under way (white box: a request left in it would never leave). */
+  function postsUnderWay(k: ReturnType<typeof client>): number {
+    return (k.t as unknown as { inner: { inFlight: Map<unknown, unknown> } }).inner.inFlight.size;
+  }
+
+  test('100 answers, each a whole stream with a notification before the answer: every message arrives, and no POST stays recorded as under way', async () => {
+    const s = await serve({
+      call: ({ id, text, res }) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(`event: message\ndata: ${note(`before ${text}`)}\n\nevent: message\ndata: ${answer(id, text)}\n\n`);
+      },
+    });
+    const k = client(s.url);
+    try {
+      await k.c.connect();
+      const texts = await Promise.all(Array.from({ length: 100 }, (_, i) => k.call(`w${i}`)));
+      assert.deepEqual(texts, Array.from({ length: 100 }, (_, i) => `w${i}`));
+      await waitFor(() => k.notes.length === 100, 2000, 'the notifications');
+      assert.equal(postsUnderWay(k), 0);
+      assert.deepEqual(k.warnings, []);
+    } finally {
+      await k.stop();
+      await s.close();
+    }
+  });
+
+  test('an unended last line over the size limit: ignored on a stream that owes nothing, refused on one that owes the answer', async () => {
+    const unended = `data: ${'x'.repeat(6000)}`;
+    const s = await serve({
+      owedNothing: (res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(unended),
+      call: ({ id, text, res }) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.end(text === 'cut' ? `data: ${answer(id, text)}\n\n${unended}` : unended);
+      },
+    });
+    // The event size limit: the message limit and 4 KiB of room (resumableStreams.ts parserLimit).
+    const k = client(s.url, { maxMessageBytes: 1000 });
+    try {
+      await k.c.connect();
+      await k.t.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
+      assert.deepEqual(k.warnings, [], 'what a stream that owes nothing leaves unended is not read');
+      // The answer first, then the unended line: the answer is delivered, and nothing is warned (as before the one-step read).
+      assert.equal(await k.call('cut'), 'cut');
+      assert.deepEqual(k.warnings, []);
+      await assert.rejects(k.call('owed'), (err: Error) => /stream/.test(err.message));
+      assert.match((k.warnings as TransportWarning[]).map((w) => w.message).join('\n'), /an SSE event is larger than the limit of 5096 bytes.*; the stream was dropped/);
+      assert.equal(postsUnderWay(k), 0);
+    } finally {
+      await k.stop();
+      await s.close();
+    }
+  });
+});

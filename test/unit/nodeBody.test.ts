@@ -4,6 +4,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import * as http from 'node:http';
+import { getEventListeners } from 'node:events';
 import * as net from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { LightAbort, createNodeFetch, requestAbortFor } from '../../src/transport/nodeHttp';
@@ -356,10 +357,13 @@ describe('HTTP bodies read as they arrive (node:http and WHATWG fetch)', () => {
     });
 
     test('arrivedBodyOf: a small body that has arrived whole is taken in one piece; one over WHOLE_READ_BYTES or still arriving is left to the reader', async () => {
-      const res = await nodeFetch(`${base}/two-chunks`);
+      const controller = new AbortController();
+      const res = await nodeFetch(`${base}/two-chunks`, { signal: controller.signal });
       const message = (res as unknown as { message: http.IncomingMessage }).message;
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 1);
       assert.equal(arrivedBodyOf(res)?.toString(), '{"a":1}');
       assert.equal(res.bodyUsed, true);
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 0, 'the request is over: its abort listener is gone at once');
       assert.equal(nodeBodyOf(res), undefined, 'taken once');
       // node:http sees the body's end and gives the socket back: the next request reuses it.
       const socket = message.socket;

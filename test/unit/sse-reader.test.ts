@@ -2,7 +2,7 @@ import { test, describe, mock } from 'node:test';
 import assert from 'node:assert/strict';
 import * as eventsourceParser from 'eventsource-parser';
 import { createParser, type EventSourceMessage, type ParseError, type ParserConfig } from 'eventsource-parser';
-import { SSE_HEAP_FACTOR, SSE_LINE_COST, SseLimitError, readEventStream, readWholeEventStream } from '../../src/transport/sseStream';
+import { SSE_HEAP_FACTOR, SSE_LINE_COST, SseLimitError, readArrivedEventStream, readEventStream } from '../../src/transport/sseStream';
 
 /**
  * readEventStream against eventsource-parser fed the whole body at once (decoded by TextDecoder):
@@ -325,25 +325,41 @@ describe('readEventStream: lines the parser would report as errors (and ignore) 
   });
 });
 
-/** readWholeEventStream over `body` (a string is UTF-8 encoded): the events and retry values, or the failure it threw. */
-function readWhole(body: string | Uint8Array, maxChars = 1_000_000): { events: EventSourceMessage[]; retries: number[]; error?: Error } {
+/** readArrivedEventStream over `body` (a string is UTF-8 encoded): the events and retry values, or the failure; `sync`: read before it returned. */
+async function readArrived(
+  body: string | Uint8Array,
+  maxChars = 1_000_000,
+  done?: () => boolean,
+): Promise<{ events: EventSourceMessage[]; retries: number[]; error?: Error; sync?: boolean }> {
   const events: EventSourceMessage[] = [];
   const retries: number[] = [];
   const bytes = typeof body === 'string' ? Buffer.from(body) : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  let sync = false;
   try {
-    readWholeEventStream(bytes, { onEvent: (e) => events.push(e), onRetry: (ms) => retries.push(ms) }, maxChars);
-    return { events, retries };
+    const reading = readArrivedEventStream(bytes, { onEvent: (e) => events.push(e), onRetry: (ms) => retries.push(ms) }, maxChars, done);
+    sync = reading === undefined;
+    await reading;
+    return { events, retries, sync };
   } catch (err) {
-    return { events, retries, error: err as Error };
+    return { events, retries, error: err as Error, sync };
   }
 }
 
-describe('readWholeEventStream (a body that arrived whole, read in one step): what readEventStream reads of it', () => {
-  test('the 2,000 random bodies: the events and retry values of the whole body', () => {
+/** readArrived without the `sync` flag, for comparing with readAll and expected. */
+async function readWhole(body: string | Uint8Array, maxChars?: number): Promise<{ events: EventSourceMessage[]; retries: number[]; error?: Error }> {
+  const { sync: _sync, ...got } = await readArrived(body, maxChars);
+  return got;
+}
+
+describe('readArrivedEventStream (a body that arrived whole): what readEventStream reads of it', () => {
+  test('the 2,000 random bodies (each ends with a line end): read in one step, the events and retry values of the whole body', async () => {
     const random = randomOf(21);
     for (let i = 0; i < 2000; i++) {
       const bytes = new TextEncoder().encode(randomBody(random));
-      assert.deepEqual(readWhole(bytes), expected(bytes), JSON.stringify(new TextDecoder().decode(bytes)));
+      const got = await readArrived(bytes);
+      assert.equal(got.sync, true);
+      const { sync: _sync, ...rest } = got;
+      assert.deepEqual(rest, expected(bytes), JSON.stringify(new TextDecoder().decode(bytes)));
     }
   });
 
@@ -352,37 +368,50 @@ describe('readWholeEventStream (a body that arrived whole, read in one step): wh
     const want = await readAll([lines.join('\n')]);
     assert.equal(want.events.length, 4);
     for (const end of ['\n', '\r', '\r\n']) {
-      assert.deepEqual(readWhole(lines.join(end)), want, JSON.stringify(end));
-      assert.deepEqual(readWhole(`\ufeff${lines.join(end)}`), want, `BOM, ${JSON.stringify(end)}`);
+      assert.deepEqual(await readWhole(lines.join(end)), want, JSON.stringify(end));
+      assert.deepEqual(await readWhole(`\ufeff${lines.join(end)}`), want, `BOM, ${JSON.stringify(end)}`);
     }
-    assert.deepEqual(readWhole('\u00ef\u00bb\u00bfdata: 1\n\n'), await readAll(['\u00ef\u00bb\u00bfdata: 1\n\n']));
+    assert.deepEqual(await readWhole('\u00ef\u00bb\u00bfdata: 1\n\n'), await readAll(['\u00ef\u00bb\u00bfdata: 1\n\n']));
   });
 
   test('the lines the parser would report as errors never reach it, and the events among them come out', async () => {
     // Not first: the first line of a stream is left to the parser, which takes a byte order mark off it.
     const text = `: hello\n${ERROR_LINES.join('\n')}\nid: 3\nretry: 12x\ndata: {"n":1}\nidle\n\n${ERROR_LINES.join('\n')}\ndata: 2\n\n`;
-    let got: ReturnType<typeof readWhole> | undefined;
+    let got: Awaited<ReturnType<typeof readWhole>> | undefined;
     const errors = await parseErrorsOf(async () => {
-      got = readWhole(text);
+      got = await readWhole(text);
     });
     assert.deepEqual(got, { events: [{ id: '3', event: undefined, data: '{"n":1}' }, { id: undefined, event: undefined, data: '2' }], retries: [] });
     assert.deepEqual(errors, []);
   });
 
-  test('an event over the limit (by its characters, or by its many data lines) is refused; the events before it still go out', () => {
-    const byLines = readWhole(`data: ok\n\n${'data: x\n'.repeat(100)}\n`, 500);
+  test('an event over the limit (by its characters, or by its many data lines) is refused; the events before it still go out', async () => {
+    const byLines = await readWhole(`data: ok\n\n${'data: x\n'.repeat(100)}\n`, 500);
     assert.ok(byLines.error instanceof SseLimitError, String(byLines.error));
     assert.match(byLines.error.message, /larger than the limit of 500 bytes, or has too many data lines for it/);
     assert.deepEqual(byLines.events.map((e) => e.data), ['ok']);
     // An ended event's characters count up to SSE_HEAP_FACTOR times the limit here (the message's own limit is sseMessageValue's).
-    assert.equal(readWhole(`data: ${'x'.repeat(600)}\n\n`, 500).error, undefined);
-    const byChars = readWhole(`data: ok\n\ndata: ${'x'.repeat(SSE_HEAP_FACTOR * 500)}\n\n`, 500);
+    assert.equal((await readWhole(`data: ${'x'.repeat(600)}\n\n`, 500)).error, undefined);
+    const byChars = await readWhole(`data: ok\n\ndata: ${'x'.repeat(SSE_HEAP_FACTOR * 500)}\n\n`, 500);
     assert.ok(byChars.error instanceof SseLimitError, String(byChars.error));
     assert.deepEqual(byChars.events.map((e) => e.data), ['ok']);
-    // An unended event over the limit too: the parser's own buffer limit.
-    const unended = readWhole(`data: ok\n\ndata: ${'x'.repeat(600)}`, 500);
-    assert.ok(unended.error instanceof SseLimitError, String(unended.error));
-    assert.deepEqual(unended.events.map((e) => e.data), ['ok']);
+  });
+
+  test('a body whose last line is not ended goes through the chunk reader as one chunk: a body without any line end is held, and read only while the stream owes answers', async () => {
+    const long = `data: ${'x'.repeat(600)}`;
+    for (const [body, done, want] of [
+      [long, () => true, { events: [], error: undefined }],
+      [long, () => false, { events: [], error: 'SseLimitError' }],
+      // A chunk with a line end reaches the parser whole, its unended line too (and that line is over the parser's limit).
+      [`data: a\n\n${long}`, () => true, { events: ['a'], error: 'SseLimitError' }],
+      [`data: a\n\n${long}`, () => false, { events: ['a'], error: 'SseLimitError' }],
+      // A character cut at the end: the reader's decoder ends it as U+FFFD, on an unended line (no event).
+      [Buffer.concat([Buffer.from('data: a\n\ndata: '), Buffer.from('é').subarray(0, 1)]), () => false, { events: ['a'], error: undefined }],
+    ] as const) {
+      const got = await readArrived(body, 500, done);
+      assert.equal(got.sync, false, 'through the chunk reader');
+      assert.deepEqual({ events: got.events.map((e) => e.data), error: got.error?.constructor.name }, want, `${JSON.stringify(String(body).slice(0, 20))}, done ${String(done())}`);
+    }
   });
 
   test('what the sink throws is thrown, after the events before it', () => {
@@ -394,7 +423,7 @@ describe('readWholeEventStream (a body that arrived whole, read in one step): wh
       },
       onRetry: () => undefined,
     };
-    assert.throws(() => readWholeEventStream(Buffer.from('data: a\n\ndata: bad\n\ndata: c\n\n'), sink, 1000), /refused by the sink/);
+    assert.throws(() => readArrivedEventStream(Buffer.from('data: a\n\ndata: bad\n\ndata: c\n\n'), sink, 1000), /refused by the sink/);
     assert.deepEqual(seen, ['a', 'bad']);
   });
 });
