@@ -2,6 +2,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// On Node 20 the first AsyncLocalStorage.run() (or an async hook) installs promise hooks for the
+// whole extension host: every promise of every extension pays from then on (#21, protocolTrace.ts).
+const ASYNC_HOOKS_MESSAGE = 'Async hooks slow down every promise of the extension host once enabled; pass the value along instead (see protocolTrace.ts sendOnBehalfOf).';
+const ASYNC_HOOKS = { name: 'node:async_hooks', message: ASYNC_HOOKS_MESSAGE };
+const ASYNC_HOOKS_BARE = { name: 'async_hooks', message: ASYNC_HOOKS_MESSAGE };
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.vscode-test-host/**', 'test-results/**', '.venv-mcp/**', 'test/fixtures/**', 'bench/**', 'scripts/**', '**/*.mjs', '**/*.js', '**/*.cjs'] },
   js.configs.recommended,
@@ -38,11 +44,15 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: [{ name: 'vscode', message: 'The core and host floors run without VS Code (CLI, plain Node tests).' }],
+          paths: [{ name: 'vscode', message: 'The core and host floors run without VS Code (CLI, plain Node tests).' }, ASYNC_HOOKS, ASYNC_HOOKS_BARE],
           patterns: [{ group: ['**/vscode/**', '../vscode', '../vscode/*'], message: 'The editor floor sits above this one.' }],
         },
       ],
     },
+  },
+  {
+    files: ['src/vscode/**/*.ts', 'src/extension.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { paths: [ASYNC_HOOKS, ASYNC_HOOKS_BARE] }] },
   },
   {
     // The editor floor asks ServerConnection, never the protocol client behind it (design.md).

@@ -3,6 +3,8 @@ import assert from 'node:assert/strict';
 import { TrafficRecorder, approximateBytes, buildTimeline, messageBytes, trafficJsonLine, type TrafficEntry } from '../../src/host/traffic';
 import { buildTrafficModel, exportLines, rowCopyText, rowDetail, DETAIL_LIMIT, type TrafficSource } from '../../src/vscode/traffic/trafficRows';
 import { Redactor } from '../../src/host/redact';
+import { ProtocolTrace, sendOnBehalfOf } from '../../src/host/connection/protocolTrace';
+import { nullLogger } from '../../src/util/logger';
 
 function recorder(capacity = 100): TrafficRecorder {
   return new TrafficRecorder(capacity);
@@ -365,5 +367,39 @@ describe('the traffic recorder\'s byte budget', () => {
       const estimate = approximateBytes(value);
       assert.ok(estimate > exact * 0.7 && estimate < exact * 1.5, `${estimate} vs ${exact}`);
     }
+  });
+});
+
+describe('sendOnBehalfOf: who asked, in the traffic ring', () => {
+  test('what is sent within the call is marked with the origin (nested calls with theirs); what is sent after it returns, or after it threw, is the host\'s own', () => {
+    const rec = recorder();
+    const trace = new ProtocolTrace(rec, nullLogger, new Redactor(), () => false);
+    const agent = { via: 'gateway', name: 'chat-agent' } as const;
+    const other = { via: 'gateway', name: 'other-agent' } as const;
+    sendOnBehalfOf(agent, () => {
+      trace.onMessage('send', request(1, 'tools/call'));
+      sendOnBehalfOf(other, () => trace.onMessage('send', request(2, 'tools/call')));
+      trace.onMessage('send', request(3, 'tools/call'));
+      // What arrives meanwhile is the server's, never marked.
+      trace.onMessage('receive', result(1));
+    });
+    trace.onMessage('send', request(4, 'tools/call'));
+    assert.throws(() =>
+      sendOnBehalfOf(agent, () => {
+        trace.onMessage('send', request(5, 'tools/call'));
+        throw new Error('the send failed');
+      }),
+    );
+    trace.onMessage('send', request(6, 'tools/call'));
+    const origins = rec.entries().map((e) => (e.kind === 'message' ? [e.direction, (e.message as { id: number }).id, e.origin?.name] : []));
+    assert.deepEqual(origins, [
+      ['send', 1, 'chat-agent'],
+      ['send', 2, 'other-agent'],
+      ['send', 3, 'chat-agent'],
+      ['receive', 1, undefined],
+      ['send', 4, undefined],
+      ['send', 5, 'chat-agent'],
+      ['send', 6, undefined],
+    ]);
   });
 });
