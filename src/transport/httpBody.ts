@@ -129,8 +129,13 @@ export class Utf8Decoder {
   private start(text: string): string {
     if (text === '') return text;
     this.atStart = false;
-    return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+    return withoutByteOrderMark(text);
   }
+}
+
+/** `text` without a leading byte order mark (U+FEFF), as TextDecoder drops it by default. */
+export function withoutByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**
@@ -262,8 +267,7 @@ export function readTextLimited(res: Response, limit: number, what: string): Pro
     })
     .then((end) => {
       if (end !== 'ended') throw new BodyTooLargeError(what, seen, limit, false);
-      const text = chunks.join().toString('utf8');
-      return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+      return withoutByteOrderMark(chunks.join().toString('utf8'));
     });
 }
 

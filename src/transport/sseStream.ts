@@ -3,7 +3,7 @@
 
 import { createParser, type EventSourceMessage, type EventSourceParser, type ParseError } from 'eventsource-parser';
 import type { TransportWarning } from './transport';
-import { EventLoopSlicer, excerptText, Utf8Decoder } from './httpBody';
+import { EventLoopSlicer, excerptText, Utf8Decoder, withoutByteOrderMark } from './httpBody';
 import { arrivedBodyOf, nodeBodyOf, type NodeBody, type NodeBodyEnd } from './nodeResponse';
 import { ByteChunks } from '../util/byteChunks';
 
@@ -66,14 +66,12 @@ export function readArrivedEventStream(bytes: Buffer, sink: SseSink, maxChars: n
  */
 function readWholeEventStream(bytes: Buffer, sink: SseSink, maxChars: number): void {
   let limitError: SseLimitError | undefined;
-  let text = bytes.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   const onError = (error: ParseError): void => {
     if (error.type === 'max-buffer-size-exceeded') limitError = sseTooLarge(maxChars);
   };
   const parser = createParser({ onEvent: sink.onEvent, onRetry: sink.onRetry, onError, maxBufferSize: maxChars });
+  const text = withoutByteOrderMark(bytes.toString('utf8'));
   // A CR that ends the body is a whole line end: no LF can follow it now.
-  if (text.indexOf('\r') !== -1) text = text.replace(/\r\n?/g, '\n');
   if (!feedWithinLimit(parser, new EventSize(maxChars), text)) limitError ??= sseTooLarge(maxChars);
   if (limitError !== undefined) throw limitError;
 }
@@ -234,19 +232,20 @@ class EventStreamReader {
    * under the size limit.
    */
   private feedText(decoded: string): void {
-    let text = this.lines.complete(decoded);
+    const text = this.lines.complete(decoded);
     if (text === '') return;
-    if (text.indexOf('\r') !== -1) text = text.replace(/\r\n?/g, '\n');
     if (!feedWithinLimit(this.parser, this.eventSize, text)) this.limitError ??= sseTooLarge(this.maxChars);
   }
 }
 
 /**
- * Feeds `text` (LF line ends only) to the parser up to the first event over the size limit, and
- * without the lines the parser would report as errors (see feedText); false when an event was
- * over the limit. The events complete before a refused one still go out (an answer among them).
+ * Feeds `text` to the parser with its line ends made LF (a CR it ends with counts as a whole line
+ * end: CrLineEnds completes one cut between texts), up to the first event over the size limit, and
+ * without the lines the parser would report as errors (see feedText); false when an event was over
+ * the limit. The events complete before a refused one still go out (an answer among them).
  */
 function feedWithinLimit(parser: EventSourceParser, eventSize: EventSize, text: string): boolean {
+  if (text.indexOf('\r') !== -1) text = text.replace(/\r\n?/g, '\n');
   const refusedAt = eventSize.refusedAt(text);
   const end = refusedAt === -1 ? text.length : refusedAt;
   if (end > 0) parser.feed(withoutLines(text, end, eventSize.errorLines));
