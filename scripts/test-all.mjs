@@ -14,21 +14,24 @@ const layers = [
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'compile tests', cmd: ['npx', 'tsc', '-p', 'tsconfig.test.json'] },
   { name: 'unit', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/unit'], counts: true },
+  // The installs (`background`): mostly downloads and native builds, which run one after the other
+  // beside the layers above from the start, and the process layer waits for them (on a fresh
+  // clone they take about 4 minutes, the layers above about 2).
   // Idempotent: the pinned Python SDK and fastmcp for the Python fixture servers (.venv-mcp/);
   // a failure is reported but the later layers still run (only the Python tests need it: the
   // process layer's and the vscode layer's modern.test.ts, which fails saying the venv is missing).
-  { name: 'python env', cmd: ['node', 'scripts/python-env.mjs'], for: ['process', 'vscode'], soft: true },
+  { name: 'python env', cmd: ['node', 'scripts/python-env.mjs'], for: ['process', 'vscode'], soft: true, background: true },
   // Idempotent: installs the two test VS Codes (and Chromium from apt) on a fresh machine, else only
   // checks they are there, so `npm ci && npm test` needs nothing beside the clone. Before the
   // process layer: its MCP Apps tests render a view in the Chromium this installs.
-  ...(existsSync('scripts/test-vscode.mjs') ? [{ name: 'install test VS Code', cmd: ['node', 'scripts/vscode-host/install.mjs'], for: ['process', 'vscode'] }] : []),
-  { name: 'process', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/process'], counts: true },
+  ...(existsSync('scripts/test-vscode.mjs') ? [{ name: 'install test VS Code', cmd: ['node', 'scripts/vscode-host/install.mjs'], for: ['process', 'vscode'], background: true }] : []),
+  { name: 'process', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/process'], counts: true, afterInstalls: true },
   { name: 'conformance', cmd: ['node', 'scripts/conformance.mjs'], counts: true },
   // The suite's 0.2.0 alpha: what the 2026-07-28 revision requires of a client (about 50 s).
   { name: 'conformance 2026-07-28', cmd: ['node', 'scripts/conformance.mjs', '--spec-version', '2026-07-28'], counts: true },
 ];
 if (existsSync('scripts/test-vscode.mjs')) {
-  layers.push({ name: 'vscode', cmd: ['node', 'scripts/test-vscode.mjs'], counts: true });
+  layers.push({ name: 'vscode', cmd: ['node', 'scripts/test-vscode.mjs'], counts: true, afterInstalls: true });
 }
 
 const only = process.argv.slice(2);
@@ -52,15 +55,20 @@ function failedTestIn(layerName, line) {
   return /^\s*✖ (?!failing tests:)(.+?)(?: \([\d.]+m?s\))?$/.exec(line)?.[1];
 }
 
-function run(layer) {
+/**
+ * Runs one layer. `write`: where its output goes (a background layer's is kept, and shown whole
+ * when a layer waits for it, so that it does not interleave with the output of the others).
+ */
+function run(layer, write = (text) => process.stdout.write(text)) {
   return new Promise((resolve) => {
     const started = Date.now();
-    console.log(`\n=== ${layer.name}: ${layer.cmd.join(' ')}`);
-    const child = spawn(layer.cmd[0], layer.cmd.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+    write(`\n=== ${layer.name}: ${layer.cmd.join(' ')}\n`);
+    const child = spawn(layer.cmd[0], layer.cmd.slice(1), { stdio: ['ignore', 'pipe', layer.background ? 'pipe' : 'inherit'] });
+    child.stderr?.on('data', (chunk) => write(chunk));
     let tail = '';
     let pendingLine = '';
     child.stdout.on('data', (chunk) => {
-      process.stdout.write(chunk);
+      write(chunk);
       tail = (tail + chunk.toString()).slice(-4000);
       // Skipped tests are named: node:test's spec reporter marks them "# SKIP" (or with ﹣); the
       // VS Code runner prints a "Skipped: a; b" line.
@@ -87,18 +95,50 @@ function run(layer) {
         skipped += Number(s?.[1] ?? s?.[2] ?? 0);
       }
       if (code !== 0) failures.push(`${layer.name} (exit ${code})`);
-      console.log(`=== ${layer.name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${seconds}s`);
+      write(`=== ${layer.name}: ${code === 0 ? 'ok' : `FAILED (exit ${code})`} in ${seconds}s${layer.background ? ' (in the background)' : ''}\n`);
       resolve(code);
     });
   });
 }
 
-for (const layer of layers) {
-  if (only.length > 0 && !only.includes(layer.name) && layer.counts) continue;
-  if (only.length > 0 && layer.for && ![layer.for].flat().some((f) => only.includes(f))) continue;
-  const code = await run(layer);
-  if (code !== 0 && !layer.counts && !layer.soft) break; // no point testing what does not build
+function selected(layer) {
+  if (only.length > 0 && !only.includes(layer.name) && layer.counts) return false;
+  if (only.length > 0 && layer.for && ![layer.for].flat().some((f) => only.includes(f))) return false;
+  return true;
 }
+
+/** Whether a layer that failed stops the run: no point testing what does not build or install. */
+const stopsTheRun = (layer, code) => code !== 0 && !layer.counts && !layer.soft;
+
+/**
+ * The background layers, one after the other, started now; resolves with whether the run may go
+ * on, once their output has been shown.
+ */
+function startInstalls() {
+  const output = [];
+  const write = (text) => output.push(text);
+  const done = (async () => {
+    for (const layer of layers.filter((l) => l.background && selected(l))) {
+      if (stopsTheRun(layer, await run(layer, write))) return false;
+    }
+    return true;
+  })();
+  return async () => {
+    const ok = await done;
+    process.stdout.write(output.join(''));
+    return ok;
+  };
+}
+
+const installs = startInstalls();
+let installed;
+for (const layer of layers) {
+  if (layer.background || !selected(layer)) continue;
+  if (layer.afterInstalls && installed === undefined && !(installed = await installs())) break;
+  if (stopsTheRun(layer, await run(layer))) break;
+}
+// A run stopped early still lets the installs finish (and shows what they said).
+if (installed === undefined) await installs();
 console.log('');
 for (const f of failingTests) console.log(`Failed test: ${f}`);
 if (failures.length > 0) console.log(`Failed layers: ${failures.join(', ')}`);
