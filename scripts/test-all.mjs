@@ -14,9 +14,9 @@ const layers = [
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'compile tests', cmd: ['npx', 'tsc', '-p', 'tsconfig.test.json'] },
   { name: 'unit', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/unit'], counts: true },
-  // The installs (`background`): mostly downloads and native builds, which run one after the other
-  // beside the layers above from the start, and the process layer waits for them (on a fresh
-  // clone they take about 4 minutes, the layers above about 2).
+  // The installs (`background`): mostly downloads and native builds, which run beside the layers
+  // above from the start, and the process layer waits for them (on a fresh clone they take about 4
+  // minutes, the layers above about 2).
   // Idempotent: the pinned Python SDK and fastmcp for the Python fixture servers (.venv-mcp/);
   // a failure is reported but the later layers still run (only the Python tests need it: the
   // process layer's and the vscode layer's modern.test.ts, which fails saying the venv is missing).
@@ -111,21 +111,23 @@ function selected(layer) {
 const stopsTheRun = (layer, code) => code !== 0 && !layer.counts && !layer.soft;
 
 /**
- * The background layers, one after the other, started now; resolves with whether the run may go
- * on, once their output has been shown.
+ * The background layers, all started now (each keeps its output); the function returned waits for
+ * them, shows what each said, and tells whether the run may go on.
  */
 function startInstalls() {
-  const output = [];
-  const write = (text) => output.push(text);
-  const done = (async () => {
-    for (const layer of layers.filter((l) => l.background && selected(l))) {
-      if (stopsTheRun(layer, await run(layer, write))) return false;
-    }
-    return true;
-  })();
+  const started = layers
+    .filter((l) => l.background && selected(l))
+    .map((layer) => {
+      const output = [];
+      return { layer, output, code: run(layer, (text) => output.push(text)) };
+    });
   return async () => {
-    const ok = await done;
-    process.stdout.write(output.join(''));
+    let ok = true;
+    for (const { layer, output, code } of started) {
+      const exit = await code;
+      process.stdout.write(output.join(''));
+      if (stopsTheRun(layer, exit)) ok = false;
+    }
     return ok;
   };
 }

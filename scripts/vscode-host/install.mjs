@@ -29,18 +29,41 @@ const log = (/** @type {string} */ msg) => console.log(`[vscode-host install +${
 
 /**
  * Runs a command with stdin closed and output passed through; rejects with a readable error.
- * @param {string} cmd @param {string[]} args @param {{cwd?: string, env?: NodeJS.ProcessEnv}} [opts]
+ * `tag`: put before each line of its output (the flavours install side by side).
+ * @param {string} cmd @param {string[]} args @param {{cwd?: string, env?: NodeJS.ProcessEnv, tag?: string}} [opts]
  */
 function run(cmd, args, opts = {}) {
   const where = opts.cwd ? ` (in ${opts.cwd})` : '';
-  console.log(`  $ ${cmd} ${args.join(' ')}${where}`);
+  const tag = opts.tag ? `[${opts.tag}] ` : '';
+  console.log(`  ${tag}$ ${cmd} ${args.join(' ')}${where}`);
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env ?? process.env, stdio: ['ignore', tag ? 'pipe' : 'inherit', tag ? 'pipe' : 'inherit'] });
+    if (tag) {
+      passLines(/** @type {import('node:stream').Readable} */ (child.stdout), process.stdout, tag);
+      passLines(/** @type {import('node:stream').Readable} */ (child.stderr), process.stderr, tag);
+    }
     child.on('error', (err) => reject(new InstallError(`could not start \`${cmd}\`${where}: ${err.message}`)));
     child.on('exit', (code, signal) => {
       if (code === 0) resolve(undefined);
       else reject(new InstallError(`\`${cmd} ${args.join(' ')}\`${where} failed with ${signal ? 'signal ' + signal : 'exit code ' + code}`));
     });
+  });
+}
+
+/**
+ * Copies a stream's lines to `out`, each after `tag`.
+ * @param {import('node:stream').Readable} from @param {NodeJS.WriteStream} out @param {string} tag
+ */
+function passLines(from, out, tag) {
+  let partial = '';
+  from.setEncoding('utf8');
+  from.on('data', (/** @type {string} */ text) => {
+    const lines = (partial + text).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) out.write(`  ${tag}${line}\n`);
+  });
+  from.on('end', () => {
+    if (partial) out.write(`  ${tag}${partial}\n`);
   });
 }
 
@@ -156,7 +179,7 @@ async function ensureNode24(force) {
   makeNpmFolder(dir, 'vscode-test-host-node24');
   log(`installing ${NODE24_SPEC}`);
   // --ignore-scripts: its post-install only wires up a `node` bin link, which we do not need.
-  await run('npm', ['install', '--no-save', '--ignore-scripts', '--no-package-lock', NODE24_SPEC], { cwd: dir, env: npmEnv({ nodedir: pkgDir }) });
+  await run('npm', ['install', '--no-save', '--ignore-scripts', '--no-package-lock', NODE24_SPEC], { cwd: dir, env: npmEnv({ nodedir: pkgDir }), tag: 'new' });
   const bin = join(pkgDir, 'bin', 'node');
   if (!existsSync(bin)) throw new InstallError(`${NODE24_SPEC} installed but ${bin} does not exist`);
   if (!existsSync(join(pkgDir, 'include', 'node', 'node.h'))) throw new InstallError(`${NODE24_SPEC} has no headers at ${join(pkgDir, 'include', 'node')}; native modules cannot be built`);
@@ -198,18 +221,18 @@ async function installOld(info) {
   const major = Number(process.versions.node.split('.')[0]);
   if (major !== 20) throw new InstallError(`flavour old (VS Code 1.100.3) needs Node 20 to run the installer, this is ${process.version}`);
   const env = npmEnv({ nodedir });
-  await run('npm', ['install', '--no-save', '--ignore-scripts', '--no-package-lock', `code-server@${info.codeServer}`], { cwd: info.dir, env });
+  await run('npm', ['install', '--no-save', '--ignore-scripts', '--no-package-lock', `code-server@${info.codeServer}`], { cwd: info.dir, env, tag: 'old' });
   const vscodeDir = info.vscodeDir;
   log('old: installing lib/vscode production dependencies');
-  await run('npm', ['install', '--omit=dev', '--ignore-scripts'], { cwd: vscodeDir, env });
+  await run('npm', ['install', '--omit=dev', '--ignore-scripts'], { cwd: vscodeDir, env, tag: 'old' });
   ensureRipgrepLink(vscodeDir);
   log('old: rebuilding native modules');
-  await run('npm', ['rebuild'], { cwd: vscodeDir, env });
+  await run('npm', ['rebuild'], { cwd: vscodeDir, env, tag: 'old' });
   const asar = join(vscodeDir, 'node_modules.asar');
   rmSync(asar, { recursive: true, force: true });
   symlinkSync('node_modules', asar);
   log('old: installing built-in extensions dependencies');
-  await run('npm', ['install', '--omit=dev'], { cwd: join(vscodeDir, 'extensions'), env });
+  await run('npm', ['install', '--omit=dev'], { cwd: join(vscodeDir, 'extensions'), env, tag: 'old' });
 }
 
 /**
@@ -218,7 +241,7 @@ async function installOld(info) {
  */
 async function installNew(info, node24Dir) {
   const env = npmEnv({ nodedir: node24Dir, pathPrefix: join(node24Dir, 'bin') });
-  await run('npm', ['install', '--no-save', '--no-package-lock', `code-server@${info.codeServer}`], { cwd: info.dir, env });
+  await run('npm', ['install', '--no-save', '--no-package-lock', `code-server@${info.codeServer}`], { cwd: info.dir, env, tag: 'new' });
 }
 
 /**
@@ -321,7 +344,11 @@ async function main() {
   await withLock(async () => {
     if (skipApt) log('skipping apt packages (--skip-apt)');
     else await ensureAptPackages();
-    for (const f of flavours) await ensureFlavour(f, force);
+    // Side by side: each is mostly downloads and single-threaded native builds (about 100 and 170 s
+    // one after the other on a fresh 2-CPU machine). Both finish before a failure is reported.
+    const results = await Promise.allSettled(flavours.map((f) => ensureFlavour(f, force)));
+    const failure = results.find((r) => r.status === 'rejected');
+    if (failure) throw /** @type {PromiseRejectedResult} */ (failure).reason;
   });
   log(`all done in ${secs(t0)}`);
 }
