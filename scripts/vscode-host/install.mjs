@@ -43,7 +43,8 @@ function run(cmd, args, opts = {}) {
       passLines(/** @type {import('node:stream').Readable} */ (child.stderr), process.stderr, tag);
     }
     child.on('error', (err) => reject(new InstallError(`could not start \`${cmd}\`${where}: ${err.message}`)));
-    child.on('exit', (code, signal) => {
+    // 'close': after the output piped through passLines has all been read.
+    child.on('close', (code, signal) => {
       if (code === 0) resolve(undefined);
       else reject(new InstallError(`\`${cmd} ${args.join(' ')}\`${where} failed with ${signal ? 'signal ' + signal : 'exit code ' + code}`));
     });
