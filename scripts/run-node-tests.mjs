@@ -30,6 +30,9 @@ if (files.length === 0) {
 // a time on a 2-CPU machine, where most files spend their time waiting on the processes and
 // servers they start (the process layer: 345 s one at a time, 217 s two at a time). Every file
 // makes its own temporary folders and listens on ports of its own (port 0).
-const concurrency = extra.some((a) => a.startsWith('--test-concurrency')) ? [] : [`--test-concurrency=${Math.max(2, availableParallelism() - 1)}`];
+// (--test-concurrency: Node 20.10 and later.)
+const [major, minor] = process.versions.node.split('.').map(Number);
+const known = major > 20 || (major === 20 && minor >= 10);
+const concurrency = !known || extra.some((a) => a.startsWith('--test-concurrency')) ? [] : [`--test-concurrency=${Math.max(2, availableParallelism() - 1)}`];
 const r = spawnSync(process.execPath, ['--test', '--test-reporter=spec', ...concurrency, ...extra, ...files], { stdio: 'inherit' });
 process.exit(r.status ?? 1);

@@ -15,8 +15,8 @@ const layers = [
   { name: 'compile tests', cmd: ['npx', 'tsc', '-p', 'tsconfig.test.json'] },
   { name: 'unit', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/unit'], counts: true },
   // The installs (`background`): mostly downloads and native builds, which run beside the layers
-  // above from the start, and the process layer waits for them (on a fresh clone they take about 4
-  // minutes, the layers above about 2).
+  // above from the start, and the process layer waits for them (on a fresh clone they take about
+  // 4½ minutes, the layers above about 3).
   // Idempotent: the pinned Python SDK and fastmcp for the Python fixture servers (.venv-mcp/);
   // a failure is reported but the later layers still run (only the Python tests need it: the
   // process layer's and the vscode layer's modern.test.ts, which fails saying the venv is missing).
@@ -111,23 +111,23 @@ function selected(layer) {
 const stopsTheRun = (layer, code) => code !== 0 && !layer.counts && !layer.soft;
 
 /**
- * The background layers, all started now (each keeps its output); the function returned waits for
- * them, shows what each said, and tells whether the run may go on.
+ * The background layers, one after the other (both may need apt-get, which does not wait for its
+ * lists lock), started now; the function returned waits for them, shows what they said (kept as
+ * it came, bytes, so a character split between two chunks stays whole), and tells whether the run
+ * may go on.
  */
 function startInstalls() {
-  const started = layers
-    .filter((l) => l.background && selected(l))
-    .map((layer) => {
-      const output = [];
-      return { layer, output, code: run(layer, (text) => output.push(text)) };
-    });
-  return async () => {
-    let ok = true;
-    for (const { layer, output, code } of started) {
-      const exit = await code;
-      process.stdout.write(output.join(''));
-      if (stopsTheRun(layer, exit)) ok = false;
+  const output = [];
+  const write = (chunk) => output.push(chunk);
+  const done = (async () => {
+    for (const layer of layers.filter((l) => l.background && selected(l))) {
+      if (stopsTheRun(layer, await run(layer, write))) return false;
     }
+    return true;
+  })();
+  return async () => {
+    const ok = await done;
+    for (const chunk of output) process.stdout.write(chunk);
     return ok;
   };
 }

@@ -69,6 +69,10 @@ function run(name, cmd, cmdArgs, env = {}) {
 mkdirSync(join(REPO_ROOT, 'test-results'), { recursive: true });
 rmSync(join(REPO_ROOT, 'test-results', 'activation.json'), { force: true });
 
+// The integration runs load the development build from dist/ (they use its test hooks); a VSIX
+// packaged before left the production build there.
+if ((!only || only === 'integration') && (await run('build', 'node', ['esbuild.mjs'])) !== 0) process.exit(1);
+
 if (!only || only === 'integration') {
   // VS Code as it runs in a browser behind code-server: loopback addresses are reached through
   // its /proxy/PORT/ (asExternalUri), e.g. by the OAuth redirect of a sign-in.

@@ -43,11 +43,14 @@ function run(cmd, args, opts = {}) {
       passLines(/** @type {import('node:stream').Readable} */ (child.stderr), process.stderr, tag);
     }
     child.on('error', (err) => reject(new InstallError(`could not start \`${cmd}\`${where}: ${err.message}`)));
-    // 'close': after the output piped through passLines has all been read.
-    child.on('close', (code, signal) => {
+    const settle = (/** @type {number | null} */ code, /** @type {NodeJS.Signals | null} */ signal) => {
       if (code === 0) resolve(undefined);
       else reject(new InstallError(`\`${cmd} ${args.join(' ')}\`${where} failed with ${signal ? 'signal ' + signal : 'exit code ' + code}`));
-    });
+    };
+    // 'close': after the output piped through passLines has all been read; or soon after 'exit',
+    // should a process it left behind hold the pipes open.
+    child.on('close', settle);
+    child.on('exit', (code, signal) => setTimeout(() => settle(code, signal), 5000).unref());
   });
 }
 
@@ -348,8 +351,9 @@ async function main() {
     // Side by side: each is mostly downloads and single-threaded native builds (about 100 and 170 s
     // one after the other on a fresh 2-CPU machine). Both finish before a failure is reported.
     const results = await Promise.allSettled(flavours.map((f) => ensureFlavour(f, force)));
-    const failure = results.find((r) => r.status === 'rejected');
-    if (failure) throw /** @type {PromiseRejectedResult} */ (failure).reason;
+    const failed = results.flatMap((r, i) => (r.status === 'rejected' ? [{ flavour: flavours[i], reason: r.reason }] : []));
+    if (failed.length === 1) throw failed[0].reason;
+    if (failed.length > 1) throw new InstallError(failed.map((f) => `${f.flavour}: ${f.reason instanceof Error ? f.reason.message : String(f.reason)}`).join('\n'));
   });
   log(`all done in ${secs(t0)}`);
 }
