@@ -14,9 +14,20 @@ import { SseLimitError, readEventStream } from '../../src/transport/sseStream';
 import type { EventSourceMessage } from 'eventsource-parser';
 import { settledWithin } from '../helpers/http';
 
-/** Resolves when the socket closes (never rejects: a reset is expected here). */
+const socketClosings = new WeakMap<Socket, Promise<void>>();
+
+/**
+ * Resolves when the socket closes (never rejects: a reset is expected here). One listener per
+ * socket: the server asks for each request of a kept-alive connection, and at each wait for a drain.
+ */
 function closed(socket: Socket): Promise<void> {
-  return socket.destroyed ? Promise.resolve() : new Promise((resolve) => socket.once('close', () => resolve()));
+  if (socket.destroyed) return Promise.resolve();
+  let closing = socketClosings.get(socket);
+  if (closing === undefined) {
+    closing = new Promise((resolve) => socket.once('close', () => resolve()));
+    socketClosings.set(socket, closing);
+  }
+  return closing;
 }
 
 const BYTE_CHUNKED_TEXT = `{"text":"${'é-x'.repeat(25_000)}"}`;
