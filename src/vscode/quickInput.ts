@@ -43,10 +43,21 @@ export function runQuickInput<T>(widget: vscode.QuickInput, whenHidden: T, wire:
       for (const d of listeners) d.dispose();
       return;
     }
-    widget.show();
-    guard.shown();
+    const show = () => {
+      widget.show();
+      guard.shown();
+    };
+    // Over a webview editor, chosen from the command palette: the palette hands the focus back to
+    // the webview 70 to 170 ms after the input is shown (measured in the run-tool e2e on VS Code
+    // 1.139), and VS Code then hides it for good, even a picker made by createQuickPick (whose
+    // ignoreFocusOut is true), which showing it again did not bring back. Shown once that is over.
+    if (webviewEditorActive()) setTimeout(() => done || show(), FOCUS_HANDBACK_MS);
+    else show();
   });
 }
+
+/** How long after a command starts over a webview editor its quick input waits before showing. */
+const FOCUS_HANDBACK_MS = 250;
 
 function webviewEditorActive(): boolean {
   const input = vscode.window.tabGroups.activeTabGroup.activeTab?.input;
