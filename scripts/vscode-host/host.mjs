@@ -247,6 +247,10 @@ export async function startServer(opts) {
     '--accept-server-license-terms',
     '--enable-smoke-test-driver',
     '--disable-telemetry',
+    // VS Code would otherwise run the login shell (bash -ilc) to read its environment, and wait up
+    // to 10 s for it before each extension host starts: here that shell never exits, and the tests
+    // must not depend on a person's shell profile anyway. Servers get this process's environment.
+    '--force-disable-user-env',
     ...(opts.trust === false ? [] : ['--disable-workspace-trust']),
     '--user-data-dir', userDataDir,
     '--extensions-dir', extensionsDir,
