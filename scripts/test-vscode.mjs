@@ -139,11 +139,22 @@ if (!only || only === 'vsix') {
   }
 }
 
+/**
+ * Browser scenarios that run with the demo's settings as they are: one VS Code and one workbench
+ * for all of them (test/e2e/shared-workbench.mjs), cleared between them; a launch costs about 15 s.
+ * The others change settings (a server, a registry, AI features) and get a VS Code each.
+ */
+const SHARED_WORKBENCH = ['tree.e2e.mjs', 'resource.e2e.mjs', 'run-tool.e2e.mjs', 'apps.e2e.mjs'];
+
 if (!only || only === 'e2e') {
   const e2eDir = join(REPO_ROOT, 'test', 'e2e');
   const files = existsSync(e2eDir) ? readdirSync(e2eDir).filter((f) => f.endsWith('.e2e.mjs')).sort() : [];
+  const shared = SHARED_WORKBENCH.filter((f) => files.includes(f));
   for (const flavour of flavours) {
-    for (const file of files) {
+    if (shared.length > 0) {
+      await run(`e2e ${shared.join(', ')} (${flavour})`, process.execPath, [join(e2eDir, 'shared-workbench.mjs'), '--flavour', flavour, ...shared]);
+    }
+    for (const file of files.filter((f) => !shared.includes(f))) {
       await run(`e2e ${file} (${flavour})`, process.execPath, [join(e2eDir, file), '--flavour', flavour]);
     }
   }

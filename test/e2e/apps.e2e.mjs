@@ -138,5 +138,3 @@ await scenario('apps', flavour, async ({ page, step }) => {
     await page.screenshot({ path: join(RESULTS, `mcp-app-${flavour}.png`) });
   });
 });
-
-bait.close();

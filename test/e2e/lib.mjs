@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { HOST_DIR, QUIET_SETTINGS, REPO_ROOT, launchBrowser, openWorkbench, startServer, treeItem } from '../../scripts/vscode-host/host.mjs';
+import { HOST_DIR, QUIET_SETTINGS, REPO_ROOT, launchBrowser, openViewContainer, openWorkbench, runCommand, startServer, treeItem } from '../../scripts/vscode-host/host.mjs';
 
 export const RESULTS = join(REPO_ROOT, 'test-results');
 
@@ -93,6 +93,58 @@ export function flavourFromArgs() {
  * `options.settings`: user settings added to the quiet ones (e.g. a user-level server).
  */
 export async function scenario(name, flavour, body, options = {}) {
+  // Registered instead of run when test/e2e/shared-workbench.mjs imports the file, to run it in
+  // one workbench with others.
+  const registered = globalThis.mcpHostE2eScenarios;
+  if (registered) {
+    registered.push({ name, body, options });
+    return;
+  }
+  const { passed, failed } = await inWorkbench(name, flavour, options.settings, async (session) => {
+    console.log(`${name} on VS Code ${session.server.info.vscode}`);
+    await session.run(name, body);
+  });
+  process.exit(failed ? 1 : 0);
+}
+
+/**
+ * Runs scenarios of the same settings one after the other in one workbench (each VS Code launch
+ * costs about 15 s on these machines). Between two, the workbench is put back as a person would:
+ * editors closed, notifications cleared, the MCP Host tree collapsed.
+ */
+export async function scenariosInOneWorkbench(scenarios, flavour) {
+  const names = scenarios.map((s) => s.name);
+  const { failed } = await inWorkbench(names.join('+'), flavour, undefined, async (session) => {
+    console.log(`${names.join(', ')} on VS Code ${session.server.info.vscode}, in one workbench`);
+    for (const [i, { name, body }] of scenarios.entries()) {
+      console.log(`${name}:`);
+      await session.run(name, async (context) => {
+        if (i > 0) await clearWorkbench(context.page);
+        await body(context);
+      });
+    }
+  });
+  process.exit(failed ? 1 : 0);
+}
+
+/** What a scenario expects to find: no editor, notification or picker, the tree collapsed. */
+async function clearWorkbench(page) {
+  await page.keyboard.press('Escape');
+  await runCommand(page, 'View: Close All Editors');
+  await page.locator('.part.editor .tabs-container .tab').first().waitFor({ state: 'detached', timeout: 10_000 });
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  await openViewContainer(page, 'MCP Host');
+  // The container's one view: its title actions are in the side bar's title, drawn on hover.
+  await page.locator('.part.sidebar .composite.title').hover();
+  await page.locator('.part.sidebar .action-label[aria-label^="Collapse All"]').first().click();
+  await page.locator('.part.sidebar .monaco-list-row[role="treeitem"][aria-level="1"][aria-expanded="true"]').first().waitFor({ state: 'detached', timeout: 10_000 });
+}
+
+/**
+ * The demo's remote server, a VS Code server with the demo workspace and a browser on its
+ * workbench, for `use`; then all of it stopped. Returns the steps passed and failed.
+ */
+async function inWorkbench(name, flavour, settings, use) {
   const runDir = join(HOST_DIR, 'runs', `e2e-${name}-${flavour}-${Date.now()}`);
   mkdirSync(runDir, { recursive: true });
   mkdirSync(RESULTS, { recursive: true });
@@ -102,20 +154,33 @@ export async function scenario(name, flavour, body, options = {}) {
   let passed = 0;
   let failed = 0;
   let currentPage;
-  const step = async (title, fn) => {
-    const started = Date.now();
+  /** Runs one scenario's body; a failed step ends that scenario. Returns whether it passed. */
+  const run = async (scenarioName, body) => {
+    const step = async (title, fn) => {
+      const started = Date.now();
+      try {
+        await fn();
+        passed++;
+        console.log(`  ✔ ${title} (${Date.now() - started} ms)`);
+      } catch (err) {
+        failed++;
+        console.log(`  ✖ ${title}: ${err?.stack ?? err}`);
+        // What the person would have seen when it failed.
+        const shot = join(RESULTS, `failed-${scenarioName.replace(/\W+/g, '-')}-${flavour}.png`);
+        await currentPage?.screenshot({ path: shot }).then(() => console.log(`    screenshot: ${shot}`), () => undefined);
+        throw err;
+      }
+    };
+    const failedBefore = failed;
     try {
-      await fn();
-      passed++;
-      console.log(`  ✔ ${title} (${Date.now() - started} ms)`);
+      await body({ page: currentPage, step, flavour, server });
     } catch (err) {
-      failed++;
-      console.log(`  ✖ ${title}: ${err?.stack ?? err}`);
-      // What the person would have seen when it failed.
-      const shot = join(RESULTS, `failed-${name}-${flavour}.png`);
-      await currentPage?.screenshot({ path: shot }).then(() => console.log(`    screenshot: ${shot}`), () => undefined);
-      throw err;
+      if (failed === failedBefore) {
+        failed++;
+        console.log(`  ✖ ${scenarioName}: ${err?.stack ?? err}`);
+      }
     }
+    return failed === failedBefore;
   };
   try {
     remote = await startDemoRemoteServer();
@@ -124,19 +189,15 @@ export async function scenario(name, flavour, body, options = {}) {
       workspace: join(REPO_ROOT, 'demo'),
       userDataDir: join(runDir, 'user'),
       extensionsDir: join(runDir, 'extensions'),
-      settings: { ...QUIET_SETTINGS, 'workbench.colorTheme': 'Default Dark Modern', ...options.settings },
+      settings: { ...QUIET_SETTINGS, 'workbench.colorTheme': 'Default Dark Modern', ...settings },
     });
     browser = await launchBrowser();
     const url = server.url(undefined, { extensionDevelopmentPath: REPO_ROOT });
-    const page = await openWorkbench(browser, url, { viewport: { width: 1280, height: 800 } });
-    currentPage = page;
-    console.log(`${name} on VS Code ${server.info.vscode}`);
-    await body({ page, step, flavour, server });
+    currentPage = await openWorkbench(browser, url, { viewport: { width: 1280, height: 800 } });
+    await use({ server, run });
   } catch (err) {
-    if (failed === 0) {
-      failed++;
-      console.log(`  ✖ set-up: ${err?.stack ?? err}`);
-    }
+    failed++;
+    console.log(`  ✖ set-up: ${err?.stack ?? err}`);
   } finally {
     await browser?.close().catch(() => {});
     await server?.stop();
@@ -144,5 +205,5 @@ export async function scenario(name, flavour, body, options = {}) {
   }
   console.log(`${passed} passed, ${failed} failed`);
   if (failed === 0) rmSync(runDir, { recursive: true, force: true });
-  process.exit(failed ? 1 : 0);
+  return { passed, failed };
 }
