@@ -14,20 +14,17 @@ const layers = [
   { name: 'build', cmd: ['node', 'esbuild.mjs'] },
   { name: 'compile tests', cmd: ['npx', 'tsc', '-p', 'tsconfig.test.json'] },
   { name: 'unit', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/unit'], counts: true },
-  // The installs (`background`): mostly downloads and native builds, which run one after the other
-  // beside the layers above from the start. A layer marked `afterInstalls` waits for those that
-  // name it in `for` (on a fresh clone: the Python env and the prerequisites about 30 s, the two
-  // VS Codes about 3½ minutes more, which the process layer no longer waits for).
+  // The installs (`background`): mostly downloads and native builds, which run beside the layers
+  // above from the start, and the process layer waits for them (on a fresh clone they take about
+  // 4½ minutes, the layers above about 3).
   // Idempotent: the pinned Python SDK and fastmcp for the Python fixture servers (.venv-mcp/);
   // a failure is reported but the later layers still run (only the Python tests need it: the
   // process layer's and the vscode layer's modern.test.ts, which fails saying the venv is missing).
   { name: 'python env', cmd: ['node', 'scripts/python-env.mjs'], for: ['process', 'vscode'], soft: true, background: true },
-  // Idempotent, like the next: Chromium (and the other Debian packages of the test host), which the
-  // process layer's MCP Apps tests render a view in, and Node 24, which its CLI tests run on.
-  ...(existsSync('scripts/test-vscode.mjs') ? [{ name: 'test prerequisites', cmd: ['node', 'scripts/vscode-host/install.mjs', '--prerequisites'], for: ['process', 'vscode'], background: true }] : []),
-  // The two test VS Codes, so `npm ci && npm test` needs nothing beside the clone; on a machine
-  // that has them, only checks they are there.
-  ...(existsSync('scripts/test-vscode.mjs') ? [{ name: 'install test VS Code', cmd: ['node', 'scripts/vscode-host/install.mjs'], for: ['vscode'], background: true }] : []),
+  // Idempotent: installs the two test VS Codes (and Chromium from apt) on a fresh machine, else only
+  // checks they are there, so `npm ci && npm test` needs nothing beside the clone. Before the
+  // process layer: its MCP Apps tests render a view in the Chromium this installs.
+  ...(existsSync('scripts/test-vscode.mjs') ? [{ name: 'install test VS Code', cmd: ['node', 'scripts/vscode-host/install.mjs'], for: ['process', 'vscode'], background: true }] : []),
   { name: 'process', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/process'], counts: true, afterInstalls: true },
   { name: 'conformance', cmd: ['node', 'scripts/conformance.mjs'], counts: true },
   // The suite's 0.2.0 alpha: what the 2026-07-28 revision requires of a client (about 50 s).
@@ -114,39 +111,36 @@ function selected(layer) {
 const stopsTheRun = (layer, code) => code !== 0 && !layer.counts && !layer.soft;
 
 /**
- * The background layers, one after the other (two may need apt-get, which does not wait for its
- * lists lock), started now. The function returned waits until those that `layer` needs (all of
- * them without a layer) have ended, shows what the finished ones said (kept as it came, bytes, so
- * a character split between two chunks stays whole), and tells whether the run may go on.
+ * The background layers, one after the other (both may need apt-get, which does not wait for its
+ * lists lock), started now; the function returned waits for them, shows what they said (kept as
+ * it came, bytes, so a character split between two chunks stays whole), and tells whether the run
+ * may go on.
  */
 function startInstalls() {
-  const background = layers.filter((l) => l.background && selected(l));
-  const outputs = background.map(() => []);
-  /** Per background layer: whether the run may go on once it (and those before it) ended. */
-  const ended = [];
-  let chain = Promise.resolve(true);
-  background.forEach((layer, i) => {
-    chain = chain.then(async (ok) => ok && !stopsTheRun(layer, await run(layer, (chunk) => outputs[i].push(chunk))));
-    ended.push(chain);
-  });
-  let shown = 0;
-  return async (layer) => {
-    const needed = layer ? background.findLastIndex((b) => [b.for].flat().includes(layer.name)) : background.length - 1;
-    if (needed < 0) return true;
-    const ok = await ended[needed];
-    for (; shown <= needed; shown++) for (const chunk of outputs[shown]) process.stdout.write(chunk);
+  const output = [];
+  const write = (chunk) => output.push(chunk);
+  const done = (async () => {
+    for (const layer of layers.filter((l) => l.background && selected(l))) {
+      if (stopsTheRun(layer, await run(layer, write))) return false;
+    }
+    return true;
+  })();
+  return async () => {
+    const ok = await done;
+    for (const chunk of output) process.stdout.write(chunk);
     return ok;
   };
 }
 
 const installs = startInstalls();
+let installed;
 for (const layer of layers) {
   if (layer.background || !selected(layer)) continue;
-  if (layer.afterInstalls && !(await installs(layer))) break;
+  if (layer.afterInstalls && installed === undefined && !(installed = await installs())) break;
   if (stopsTheRun(layer, await run(layer))) break;
 }
-// The installs still running (even after a run stopped early) finish, and what they said is shown.
-await installs();
+// A run stopped early still lets the installs finish (and shows what they said).
+if (installed === undefined) await installs();
 console.log('');
 for (const f of failingTests) console.log(`Failed test: ${f}`);
 if (failures.length > 0) console.log(`Failed layers: ${failures.join(', ')}`);

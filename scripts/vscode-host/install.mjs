@@ -2,10 +2,7 @@
 // Installs a real VS Code (the server build inside the npm package `code-server`) for the test
 // harness, into the git-ignored folder `.vscode-test-host/` at the repository root.
 //
-//   node scripts/vscode-host/install.mjs [old] [new] [--skip-apt] [--force] [--prerequisites]
-//
-// --prerequisites: only the Debian packages (Chromium among them) and Node 24, which the process
-// tests use too; `npm test` installs them first, so that those tests need not wait for the VS Codes.
+//   node scripts/vscode-host/install.mjs [old] [new] [--skip-apt] [--force]
 //
 // Flavours (default: both):
 //   old  code-server@4.100.3 = VS Code 1.100.3, runs on this machine's Node (20)
@@ -335,27 +332,22 @@ async function withLock(fn) {
 async function main() {
   const args = process.argv.slice(2);
   for (const a of args) {
-    if (!['old', 'new', '--skip-apt', '--force', '--prerequisites', '--help', '-h'].includes(a)) throw new InstallError(`unknown argument ${a}`);
+    if (!['old', 'new', '--skip-apt', '--force', '--help', '-h'].includes(a)) throw new InstallError(`unknown argument ${a}`);
   }
   if (args.includes('--help') || args.includes('-h')) {
-    console.log('usage: node scripts/vscode-host/install.mjs [old] [new] [--skip-apt] [--force] [--prerequisites]');
+    console.log('usage: node scripts/vscode-host/install.mjs [old] [new] [--skip-apt] [--force]');
     return;
   }
   if (process.platform !== 'linux' || process.arch !== 'x64') throw new InstallError(`only linux-x64 is supported (this is ${process.platform}-${process.arch})`);
   const force = args.includes('--force');
   const skipApt = args.includes('--skip-apt') || process.env.VSCODE_HOST_SKIP_APT === '1';
-  const prerequisitesOnly = args.includes('--prerequisites');
   /** @type {('old'|'new')[]} */
   let flavours = /** @type {any} */ (args.filter((a) => a === 'old' || a === 'new'));
   if (flavours.length === 0) flavours = [...FLAVOURS];
-  log(`repo ${REPO_ROOT}, ${prerequisitesOnly ? 'prerequisites only' : `flavours: ${flavours.join(', ')}`}`);
+  log(`repo ${REPO_ROOT}, flavours: ${flavours.join(', ')}`);
   await withLock(async () => {
     if (skipApt) log('skipping apt packages (--skip-apt)');
     else await ensureAptPackages();
-    if (prerequisitesOnly) {
-      await ensureNode24(force);
-      return;
-    }
     // Side by side: each is mostly downloads and single-threaded native builds (about 100 and 170 s
     // one after the other on a fresh 2-CPU machine). Both finish before a failure is reported.
     const results = await Promise.allSettled(flavours.map((f) => ensureFlavour(f, force)));
