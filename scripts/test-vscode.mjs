@@ -140,9 +140,10 @@ if (!only || only === 'vsix') {
 }
 
 /**
- * Browser scenarios that run with the demo's settings as they are: one VS Code and one workbench
- * for all of them (test/e2e/shared-workbench.mjs), cleared between them; a launch costs about 15 s.
- * The others change settings (a server, a registry, AI features) and get a VS Code each.
+ * Browser scenarios that run with the demo's settings as they are and write nothing into the demo
+ * workspace: one VS Code and one workbench for all of them (test/e2e/shared-workbench.mjs), cleared
+ * between them; a launch costs about 15 s. The others change settings (a server, a registry, AI
+ * features, the workspace's own settings) and get a VS Code each.
  */
 const SHARED_WORKBENCH = ['tree.e2e.mjs', 'resource.e2e.mjs', 'run-tool.e2e.mjs', 'apps.e2e.mjs'];
 

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { HOST_DIR, QUIET_SETTINGS, REPO_ROOT, launchBrowser, openViewContainer, openWorkbench, runCommand, startServer, treeItem } from '../../scripts/vscode-host/host.mjs';
+import { HOST_DIR, QUIET_SETTINGS, REPO_ROOT, launchBrowser, openViewContainer, openWorkbench, runCommand, startServer, treeItem, waitForWorkbench } from '../../scripts/vscode-host/host.mjs';
 
 export const RESULTS = join(REPO_ROOT, 'test-results');
 
@@ -100,7 +100,7 @@ export async function scenario(name, flavour, body, options = {}) {
     registered.push({ name, body, options });
     return;
   }
-  const { passed, failed } = await inWorkbench(name, flavour, options.settings, async (session) => {
+  const { failed } = await inWorkbench(name, flavour, options.settings, async (session) => {
     console.log(`${name} on VS Code ${session.server.info.vscode}`);
     await session.run(name, body);
   });
@@ -110,20 +110,20 @@ export async function scenario(name, flavour, body, options = {}) {
 /**
  * Runs scenarios of the same settings one after the other in one workbench (each VS Code launch
  * costs about 15 s on these machines). Between two, the workbench is put back as a person would:
- * editors closed, notifications cleared, the MCP Host tree collapsed.
+ * editors closed, notifications cleared, the MCP Host tree collapsed; should that fail, the page
+ * is loaded afresh. A failed step is named with its scenario. `failedBefore`: failures already
+ * counted (files that did not load), included in the final line.
  */
-export async function scenariosInOneWorkbench(scenarios, flavour) {
+export async function scenariosInOneWorkbench(scenarios, flavour, failedBefore = 0) {
   const names = scenarios.map((s) => s.name);
   const { failed } = await inWorkbench(names.join('+'), flavour, undefined, async (session) => {
     console.log(`${names.join(', ')} on VS Code ${session.server.info.vscode}, in one workbench`);
     for (const [i, { name, body }] of scenarios.entries()) {
       console.log(`${name}:`);
-      await session.run(name, async (context) => {
-        if (i > 0) await clearWorkbench(context.page);
-        await body(context);
-      });
+      if (i > 0) await session.clear(`after ${names[i - 1]}`);
+      await session.run(name, body, `${name} › `);
     }
-  });
+  }, failedBefore);
   process.exit(failed ? 1 : 0);
 }
 
@@ -144,7 +144,7 @@ async function clearWorkbench(page) {
  * The demo's remote server, a VS Code server with the demo workspace and a browser on its
  * workbench, for `use`; then all of it stopped. Returns the steps passed and failed.
  */
-async function inWorkbench(name, flavour, settings, use) {
+async function inWorkbench(name, flavour, settings, use, failedBefore = 0) {
   const runDir = join(HOST_DIR, 'runs', `e2e-${name}-${flavour}-${Date.now()}`);
   mkdirSync(runDir, { recursive: true });
   mkdirSync(RESULTS, { recursive: true });
@@ -152,10 +152,18 @@ async function inWorkbench(name, flavour, settings, use) {
   let browser;
   let remote;
   let passed = 0;
-  let failed = 0;
+  let failed = failedBefore;
   let currentPage;
-  /** Runs one scenario's body; a failed step ends that scenario. Returns whether it passed. */
-  const run = async (scenarioName, body) => {
+  /** A failure: its line (with its scenario's name in a shared workbench), and what the person saw. */
+  const fail = async (what, err, shotName) => {
+    failed++;
+    console.log(`  ✖ ${what}: ${err?.stack ?? err}`);
+    const shot = join(RESULTS, `failed-${shotName.replace(/\W+/g, '-')}-${flavour}.png`);
+    await currentPage?.screenshot({ path: shot }).then(() => console.log(`    screenshot: ${shot}`), () => undefined);
+  };
+  /** Runs one scenario's body; a failed step ends that scenario. */
+  const run = async (scenarioName, body, prefix = '') => {
+    let stepFailed = false;
     const step = async (title, fn) => {
       const started = Date.now();
       try {
@@ -163,24 +171,26 @@ async function inWorkbench(name, flavour, settings, use) {
         passed++;
         console.log(`  ✔ ${title} (${Date.now() - started} ms)`);
       } catch (err) {
-        failed++;
-        console.log(`  ✖ ${title}: ${err?.stack ?? err}`);
-        // What the person would have seen when it failed.
-        const shot = join(RESULTS, `failed-${scenarioName.replace(/\W+/g, '-')}-${flavour}.png`);
-        await currentPage?.screenshot({ path: shot }).then(() => console.log(`    screenshot: ${shot}`), () => undefined);
+        stepFailed = true;
+        await fail(`${prefix}${title}`, err, scenarioName);
         throw err;
       }
     };
-    const failedBefore = failed;
     try {
       await body({ page: currentPage, step, flavour, server });
     } catch (err) {
-      if (failed === failedBefore) {
-        failed++;
-        console.log(`  ✖ ${scenarioName}: ${err?.stack ?? err}`);
-      }
+      if (!stepFailed) await fail(`${prefix}${scenarioName}`, err, scenarioName);
     }
-    return failed === failedBefore;
+  };
+  /** Clears the workbench for the next scenario; failing that, loads the page afresh. */
+  const clear = async (what) => {
+    try {
+      await clearWorkbench(currentPage);
+    } catch (err) {
+      await fail(`clearing the workbench ${what}`, err, `clearing ${what}`);
+      await currentPage.reload();
+      await waitForWorkbench(currentPage);
+    }
   };
   try {
     remote = await startDemoRemoteServer();
@@ -194,7 +204,7 @@ async function inWorkbench(name, flavour, settings, use) {
     browser = await launchBrowser();
     const url = server.url(undefined, { extensionDevelopmentPath: REPO_ROOT });
     currentPage = await openWorkbench(browser, url, { viewport: { width: 1280, height: 800 } });
-    await use({ server, run });
+    await use({ server, run, clear });
   } catch (err) {
     failed++;
     console.log(`  ✖ set-up: ${err?.stack ?? err}`);
