@@ -117,6 +117,9 @@ export function requireFlavour(flavour) {
  * @property {string} [serverDataDir] defaults to <userDataDir>/server-data
  * @property {Record<string, string | undefined>} [env] extra environment for the server and so for
  *   the extension host (undefined removes a variable)
+ * @property {boolean} [loginShellEnv=false]  true: VS Code reads the login shell's environment
+ *   (bash -ilc) before an extension host starts, as for a person (`npm start`); tests leave it off
+ *   (--force-disable-user-env): here that shell never exits and VS Code waits 10 s for it each time
  * @property {boolean} [trust=true]   true: pass --disable-workspace-trust (every folder trusted, as in
  *   runs of the test-electron package). false: keep workspace trust on, to test Restricted Mode.
  * @property {Record<string, unknown>} [settings] user settings merged into the file
@@ -247,10 +250,8 @@ export async function startServer(opts) {
     '--accept-server-license-terms',
     '--enable-smoke-test-driver',
     '--disable-telemetry',
-    // VS Code would otherwise run the login shell (bash -ilc) to read its environment, and wait up
-    // to 10 s for it before each extension host starts: here that shell never exits, and the tests
-    // must not depend on a person's shell profile anyway. Servers get this process's environment.
-    '--force-disable-user-env',
+    // Tests get this process's environment, not a person's shell profile (see loginShellEnv).
+    ...(opts.loginShellEnv ? [] : ['--force-disable-user-env']),
     ...(opts.trust === false ? [] : ['--disable-workspace-trust']),
     '--user-data-dir', userDataDir,
     '--extensions-dir', extensionsDir,

@@ -69,6 +69,8 @@ const server = await startServer({
   extensionsDir: join(base, 'extensions'),
   port: o.port,
   env: o.env,
+  // A person's session: their shell profile's PATH (nvm, pyenv, ~/.local/bin) reaches the servers.
+  loginShellEnv: true,
 });
 const url = server.url(o.folder ?? null, { extensionDevelopmentPath: o.devPath });
 const stop = async () => {
