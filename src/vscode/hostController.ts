@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { ServerRegistry, type ServerEntry } from '../host/registry';
 import type { ConnectionEnvironment } from '../host/serverConnection';
+import type { RestartPolicyOptions } from '../host/restartPolicy';
 import type { InputDefinition } from '../host/config';
 import type { InputResolver } from '../host/variables';
 import type { ClientRequestHandlers } from '../protocol/client';
@@ -11,6 +12,19 @@ import { VERSION } from '../version';
 import { ConfigLoader, startSetting } from './configLoader';
 import { usageServices } from './services';
 import { createServerAuthorization } from './signIn';
+
+/** Defined by esbuild.mjs: true in a development build, false (and what it guards dropped) in production. */
+declare const MCP_HOST_TEST_HOOKS: boolean;
+
+/**
+ * The integration tests' crash-looping server waits at most MCP_HOST_TEST_MAX_RESTART_DELAY_MS
+ * between restarts (its five crashes take 4 s, not 15): a test run of a development build only.
+ */
+function testRestartPolicy(context: vscode.ExtensionContext): RestartPolicyOptions | undefined {
+  if (!MCP_HOST_TEST_HOOKS || context.extensionMode !== vscode.ExtensionMode.Test) return undefined;
+  const maxDelayMs = Number(process.env.MCP_HOST_TEST_MAX_RESTART_DELAY_MS);
+  return maxDelayMs > 0 ? { maxDelayMs } : undefined;
+}
 
 /**
  * Owns the registry and everything per server that lives in the editor: log
@@ -108,6 +122,7 @@ export class HostController implements vscode.Disposable {
       maxMessageBytesHint: 'raise the setting mcpHost.maxMessageSizeMB (then restart the server)',
       trafficCapacity: trafficCapacitySetting,
       canStart: () => startVeto(entry.source),
+      restartPolicy: testRestartPolicy(this.context),
     };
   }
 
