@@ -98,9 +98,6 @@ function npmEnv(o) {
     npm_config_update_notifier: 'false',
     DEBIAN_FRONTEND: 'noninteractive',
   });
-  // node-gyp builds the native modules with one compiler at a time unless told (the `new` flavour
-  // alone: 120 s against 134 on 2 CPUs; the CPUs are busy with other layers at first in npm test).
-  env.JOBS ??= 'max';
   if (o.pathPrefix) env.PATH = `${o.pathPrefix}:${env.PATH ?? ''}`;
   return env;
 }
