@@ -491,13 +491,23 @@ export async function waitForWorkbench(page, timeoutMs = 60_000) {
 export async function runCommand(page, title, opts = {}) {
   const timeout = opts.timeoutMs ?? 15_000;
   const widget = page.locator('.quick-input-widget');
-  await page.keyboard.press('F1');
-  await widget.waitFor({ state: 'visible', timeout });
   const input = widget.locator('input.input');
-  await input.fill('>' + title);
   const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
-  await row.waitFor({ state: 'visible', timeout });
-  await row.click();
+  // The palette closes when something else takes the focus (VS Code reveals a server's output panel
+  // a moment after its MCP: Start Server); a person then opens it again.
+  for (let attempt = 1; ; attempt++) {
+    await page.keyboard.press('F1');
+    await widget.waitFor({ state: 'visible', timeout });
+    try {
+      await input.fill('>' + title, { timeout: 5_000 });
+      await row.waitFor({ state: 'visible', timeout });
+      await row.click({ timeout: 5_000 });
+      break;
+    } catch (err) {
+      if (attempt === 3 || (await widget.isVisible())) throw err;
+      console.log(`    (the command palette closed before "${title}" was chosen; opening it again)`);
+    }
+  }
   await widget.waitFor({ state: 'hidden', timeout });
 }
 
