@@ -50,10 +50,17 @@ function transport(url: string, token: string): StreamableHTTPClientTransport {
   return new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
 }
 
-/** The processes whose command line names `needle` (the shared servers), counted from /proc. */
-function processesRunning(needle: string): number {
-  const out = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
-  return out.split('\n').filter((l) => l.includes(needle) && !l.includes('ps -eo')).length;
+/**
+ * The children of `parent` whose command line names `needle` (the servers the gateway shares).
+ * Only its children: test files run side by side, and others start the same fixture servers.
+ */
+function childPids(parent: ChildProcess, needle: string): number[] {
+  const out = execFileSync('ps', ['-eo', 'ppid=,pid=,args='], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([ppid, , ...args]) => ppid === String(parent.pid) && args.join(' ').includes(needle))
+    .map(([, pid]) => Number(pid));
 }
 
 /** fetch() cannot set Host: a raw request, as a page reached through a rebound DNS name would send it. */
@@ -164,7 +171,7 @@ describe('mcp-host serve: the gateway with the SDK client as its peer', () => {
   });
 
   test('two clients at once share one server process; list_changed reaches both', async () => {
-    const before = processesRunning(fixture('good-server.mjs'));
+    const before = childPids(s.child, fixture('good-server.mjs')).length;
     assert.equal(before, 1, 'one good-server process before any client');
     const a = sdkClient('client-a');
     const b = sdkClient('client-b');
@@ -179,7 +186,7 @@ describe('mcp-host serve: the gateway with the SDK client as its peer', () => {
       assert.match(JSON.stringify(rb.content), /"b"/);
       await a.callTool({ name: 'toggle', arguments: {} });
       await changed;
-      assert.equal(processesRunning(fixture('good-server.mjs')), 1, 'still one good-server process with two clients');
+      assert.equal(childPids(s.child, fixture('good-server.mjs')).length, 1, 'still one good-server process with two clients');
     } finally {
       await a.close();
       await b.close();
@@ -210,7 +217,8 @@ describe('mcp-host serve: the gateway with the SDK client as its peer', () => {
     const client = sdkClient('crash-client');
     await client.connect(transport(s.urls.get('good')!, s.token));
     try {
-      const pid = execFileSync('pgrep', ['-f', fixture('good-server.mjs')], { encoding: 'utf8' }).trim().split('\n').map(Number)[0];
+      const [pid] = childPids(s.child, fixture('good-server.mjs'));
+      assert.ok(pid, 'the gateway runs good-server');
       const pending = client.callTool({ name: 'slow', arguments: { ms: 10_000 } });
       await new Promise((r) => setTimeout(r, 200));
       process.kill(pid, 'SIGKILL');
