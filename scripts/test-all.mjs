@@ -25,7 +25,7 @@ const layers = [
   // checks they are there, so `npm ci && npm test` needs nothing beside the clone. Before the
   // process layer: its MCP Apps tests render a view in the Chromium this installs.
   ...(existsSync('scripts/test-vscode.mjs') ? [{ name: 'install test VS Code', cmd: ['node', 'scripts/vscode-host/install.mjs'], for: ['process', 'vscode'], background: true }] : []),
-  { name: 'process', cmd: ['node', 'scripts/run-node-tests.mjs', 'out/test/process'], counts: true, afterInstalls: true },
+  { name: 'process', cmd: ['node', 'scripts/run-node-tests.mjs', '--mostly-waiting', 'out/test/process'], counts: true, afterInstalls: true },
   { name: 'conformance', cmd: ['node', 'scripts/conformance.mjs'], counts: true },
   // The suite's 0.2.0 alpha: what the 2026-07-28 revision requires of a client (about 50 s).
   { name: 'conformance 2026-07-28', cmd: ['node', 'scripts/conformance.mjs', '--spec-version', '2026-07-28'], counts: true },
