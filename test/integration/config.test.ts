@@ -229,9 +229,13 @@ describe('configuration and lifecycle', function () {
     this.timeout(90_000);
     // The backoff's 1, 2, 4 and 8 s, capped at 1 s (read when the server is added; a test hook).
     process.env.MCP_HOST_TEST_MAX_RESTART_DELAY_MS = '1000';
-    await setUserServers({ crashy: { command: node, args: [path.join(FIXTURES, 'crash-after-start.mjs')], env: { CRASH_DELAY_MS: '50' } } });
-    const crashy = await waitFor(() => api.controller.registry.findByName('crashy'), 'crashy configured');
-    delete process.env.MCP_HOST_TEST_MAX_RESTART_DELAY_MS;
+    let crashy: ServerConnection;
+    try {
+      await setUserServers({ crashy: { command: node, args: [path.join(FIXTURES, 'crash-after-start.mjs')], env: { CRASH_DELAY_MS: '50' } } });
+      crashy = await waitFor(() => api.controller.registry.findByName('crashy'), 'crashy configured');
+    } finally {
+      delete process.env.MCP_HOST_TEST_MAX_RESTART_DELAY_MS;
+    }
     const item = await waitFor(() => {
       const s = crashy.state;
       return s.kind === 'error' && s.retryAt ? api.tree.getTreeItem({ kind: 'server', server: crashy }) : undefined;
