@@ -485,10 +485,12 @@ export async function waitForWorkbench(page, timeoutMs = 60_000) {
 }
 
 /**
- * Runs a command from the command palette by its title, as a person would (F1, type, Enter).
+ * Chooses a command in the command palette by its title, as a person would (F1, type, click), and
+ * returns without waiting for the palette to close: a command that opens its own quick pick (Run
+ * Tool…, MCP: List Servers) reuses the same widget.
  * @param {import('playwright-core').Page} page @param {string} title @param {{timeoutMs?: number}} [opts]
  */
-export async function runCommand(page, title, opts = {}) {
+export async function chooseCommand(page, title, opts = {}) {
   const timeout = opts.timeoutMs ?? 15_000;
   const widget = page.locator('.quick-input-widget');
   const input = widget.locator('input.input');
@@ -502,13 +504,21 @@ export async function runCommand(page, title, opts = {}) {
       await input.fill('>' + title, { timeout: 5_000 });
       await row.waitFor({ state: 'visible', timeout });
       await row.click({ timeout: 5_000 });
-      break;
+      return;
     } catch (err) {
       if (attempt === 3 || (await widget.isVisible())) throw err;
       console.log(`    (the command palette closed before "${title}" was chosen; opening it again)`);
     }
   }
-  await widget.waitFor({ state: 'hidden', timeout });
+}
+
+/**
+ * Runs a command from the command palette by its title and waits for the palette to close.
+ * @param {import('playwright-core').Page} page @param {string} title @param {{timeoutMs?: number}} [opts]
+ */
+export async function runCommand(page, title, opts = {}) {
+  await chooseCommand(page, title, opts);
+  await page.locator('.quick-input-widget').waitFor({ state: 'hidden', timeout: opts.timeoutMs ?? 15_000 });
 }
 
 /**

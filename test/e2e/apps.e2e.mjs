@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { openViewContainer, treeItem } from '../../scripts/vscode-host/host.mjs';
+import { chooseCommand, openViewContainer, treeItem } from '../../scripts/vscode-host/host.mjs';
 import { RESULTS, flavourFromArgs, scenario } from './lib.mjs';
 
 const flavour = flavourFromArgs();
@@ -40,11 +40,7 @@ async function viewFrame(page, timeoutMs = 30_000) {
 
 async function runToolFromPalette(page, title) {
   const widget = page.locator('.quick-input-widget');
-  await page.keyboard.press('F1');
-  await widget.waitFor({ state: 'visible', timeout: 15_000 });
-  await widget.locator('input.input').fill('>MCP Host: Run Tool');
-  await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'MCP Host: Run Tool…' }).first().waitFor({ state: 'visible', timeout: 10_000 });
-  await page.keyboard.press('Enter');
+  await chooseCommand(page, 'MCP Host: Run Tool…');
   await widget.locator('.quick-input-title', { hasText: 'Run Tool' }).waitFor({ state: 'visible', timeout: 10_000 });
   await widget.locator('input.input').fill(title);
   await widget.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout: 10_000 });

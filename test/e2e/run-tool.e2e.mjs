@@ -2,7 +2,7 @@
 // quick inputs (flat arguments) or fills the form (nested arguments) -> confirms a destructive tool
 // -> sees the result view. Screenshots of the form and the results go to test-results/.
 import { join } from 'node:path';
-import { REPO_ROOT, openViewContainer, treeItem } from '../../scripts/vscode-host/host.mjs';
+import { REPO_ROOT, chooseCommand, openViewContainer, treeItem } from '../../scripts/vscode-host/host.mjs';
 import { RESULTS, flavourFromArgs, scenario, webview } from './lib.mjs';
 
 const flavour = flavourFromArgs();
@@ -12,11 +12,7 @@ const flavour = flavourFromArgs();
 async function pickToolTyped(page, title) {
   // The palette, as a person uses it (the command's own quick pick reuses the same widget).
   const widget = page.locator('.quick-input-widget');
-  await page.keyboard.press('F1');
-  await widget.waitFor({ state: 'visible', timeout: 15_000 });
-  await widget.locator('input.input').fill('>MCP Host: Run Tool');
-  await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'MCP Host: Run Tool…' }).first().waitFor({ state: 'visible', timeout: 10_000 });
-  await page.keyboard.press('Enter');
+  await chooseCommand(page, 'MCP Host: Run Tool…');
   await widget.locator('.quick-input-title', { hasText: 'Run Tool' }).waitFor({ state: 'visible', timeout: 10_000 });
   // A person reads the picker before typing; by then VS Code's late focus hand-back (see below)
   // has happened, and the picker must still be there.

@@ -11,7 +11,7 @@
 // covers a tool call through VS Code's MCP layer (vscode.lm.invokeTool), recorded as VS Code's.
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, openViewContainer, runCommand, showNotifications, treeItem } from '../../scripts/vscode-host/host.mjs';
+import { REPO_ROOT, chooseCommand, openViewContainer, runCommand, showNotifications, treeItem } from '../../scripts/vscode-host/host.mjs';
 import { RESULTS, collapseServer, flavourFromArgs, scenario, webview } from './lib.mjs';
 
 const flavour = flavourFromArgs();
@@ -84,10 +84,8 @@ await scenario(
       });
 
       await step("VS Code's MCP: List Servers offers it as \"everything (MCP Host)\"; Start Server connects VS Code to the gateway", async () => {
-        await page.keyboard.press('F1');
+        await chooseCommand(page, 'MCP: List Servers');
         const widget = page.locator('.quick-input-widget');
-        await widget.locator('input.input').fill('>MCP: List Servers');
-        await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'MCP: List Servers' }).first().click();
         await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'everything (MCP Host)' }).first().click();
         await widget.locator('.quick-input-list .monaco-list-row', { hasText: /^Start Server/ }).first().click();
         await widget.waitFor({ state: 'hidden', timeout: 15_000 });
