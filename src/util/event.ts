@@ -3,9 +3,12 @@ import type { Disposable } from './disposable';
 /** A subscribable event, shaped like vscode.Event so the editor floor can pass it through. */
 export type Event<T> = (listener: (value: T) => void) => Disposable;
 
+const NO_LISTENERS: ReadonlyArray<never> = Object.freeze([]);
+
 /** Fires values to listeners; a throwing listener does not stop the others. */
 export class Emitter<T> implements Disposable {
-  protected listeners: Array<(value: T) => void> = [];
+  // Shared until the first subscription (most emitters of a connection never get one).
+  protected listeners: ReadonlyArray<(value: T) => void> = NO_LISTENERS;
   protected disposed = false;
 
   constructor(protected readonly onListenerError: (err: unknown) => void = defaultListenerError) {}
@@ -14,7 +17,7 @@ export class Emitter<T> implements Disposable {
     if (this.disposed) return { dispose() {} };
     // Copy on write (here and in dispose): fire() can then iterate the array it finds without
     // copying it per event, and still sees the listeners as they were when it started.
-    this.listeners = [...this.listeners, listener];
+    this.listeners = this.listeners.concat(listener);
     return {
       dispose: () => {
         this.listeners = this.listeners.filter((l) => l !== listener);
@@ -41,7 +44,7 @@ export class Emitter<T> implements Disposable {
 
   dispose(): void {
     this.disposed = true;
-    this.listeners = [];
+    this.listeners = NO_LISTENERS;
   }
 }
 
