@@ -80,6 +80,8 @@ export interface ParsedConfig {
   readonly servers: ServerDefinition[];
   readonly inputs: InputDefinition[];
   readonly problems: ConfigProblem[];
+  /** The text is no JSON (syntax errors): servers and inputs are the last readable text's, if given. */
+  readonly unreadable?: boolean;
 }
 
 /** Every spelling of a transport that MCP hosts write, mapped to ours. */
@@ -153,8 +155,12 @@ const InputSchema = z.object({
  * or the `{"mcpServers": …}` format of Claude Desktop, Cursor and Cline. JSON with
  * comments and trailing commas is accepted. A bad entry becomes a problem naming
  * its field and line; the good entries are still returned.
+ *
+ * `lastReadable`: what the same file gave when it last had no syntax error. A file with one (a
+ * save half-way through an edit, a read while another program writes it) then keeps those
+ * servers and inputs, so that they keep running, rather than stopping every server of the file.
  */
-export function parseConfigText(text: string, source: ConfigSource): ParsedConfig {
+export function parseConfigText(text: string, source: ConfigSource, lastReadable?: ParsedConfig): ParsedConfig {
   const problems: ConfigProblem[] = [];
   const servers: ServerDefinition[] = [];
   const inputs: InputDefinition[] = [];
@@ -162,16 +168,19 @@ export function parseConfigText(text: string, source: ConfigSource): ParsedConfi
 
   const parseErrors: ParseError[] = [];
   const root = parseTree(text, parseErrors, { allowTrailingComma: true, disallowComments: false });
+  const consequence = lastReadable
+    ? 'Fix the file; until then its servers keep the configuration it had when it was last readable.'
+    : 'Fix the file; servers from it cannot start until then.';
   for (const e of parseErrors.slice(0, 5)) {
     const pos = positionOf(lines, e.offset);
     problems.push({
       file: source.file,
       line: pos.line,
       column: pos.column,
-      message: `JSON syntax error: ${describeParseError(printParseErrorCode(e.error))}. Fix the file; servers from it cannot start until then.`,
+      message: `JSON syntax error: ${describeParseError(printParseErrorCode(e.error))}. ${consequence}`,
     });
   }
-  if (parseErrors.length > 0) return { servers, inputs, problems };
+  if (parseErrors.length > 0) return { servers: lastReadable?.servers ?? servers, inputs: lastReadable?.inputs ?? inputs, problems, unreadable: true };
   if (!root || root.type !== 'object') {
     problems.push({ file: source.file, line: 1, message: 'The file must contain a JSON object such as {"servers": {}}.' });
     return { servers, inputs, problems };

@@ -46,6 +46,8 @@ export class ConfigLoader implements vscode.Disposable {
   private readonly changed = new Emitter<void>();
   private debounce: NodeJS.Timeout | undefined;
   readonly onDidChange: Event<void> = this.changed.event;
+  /** Per file, its last parse without a syntax error (see parseConfigText). */
+  private readonly lastReadable = new Map<string, ParsedConfig>();
 
   constructor(
     private readonly diagnostics: vscode.DiagnosticCollection,
@@ -88,7 +90,7 @@ export class ConfigLoader implements vscode.Disposable {
         continue;
       }
       const source: ConfigSource = { file: uri.fsPath, kind: 'workspace', workspaceFolder: folder.uri.fsPath };
-      parsedSources.push({ source, parsed: parseConfigText(text, source) });
+      parsedSources.push({ source, parsed: this.parseFile(text, source) });
     }
     const userServers = startSetting<unknown>('servers', undefined);
     if (userServers && typeof userServers === 'object' && Object.keys(userServers).length > 0) {
@@ -109,8 +111,11 @@ export class ConfigLoader implements vscode.Disposable {
         workspaceFolder: other.workspaceFolder,
         label: other.label,
       };
-      parsedSources.push({ source, parsed: parseConfigText(text, source) });
+      parsedSources.push({ source, parsed: this.parseFile(text, source) });
     }
+
+    // A file no longer read (deleted, or its host turned off) starts afresh if it comes back.
+    for (const file of this.lastReadable.keys()) if (!parsedSources.some((p) => p.source.file === file)) this.lastReadable.delete(file);
 
     const entries: ServerEntry[] = [];
     const inputsBySource = new Map<string, InputDefinition[]>();
@@ -134,6 +139,13 @@ export class ConfigLoader implements vscode.Disposable {
     this.publishDiagnostics(problems);
     for (const p of problems) this.log.warn(`Configuration problem: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
     return { entries, inputsBySource, problems };
+  }
+
+  /** A file's text parsed; with a syntax error, its servers and inputs as last readable. */
+  private parseFile(text: string, source: ConfigSource): ParsedConfig {
+    const parsed = parseConfigText(text, source, this.lastReadable.get(source.file));
+    if (!parsed.unreadable) this.lastReadable.set(source.file, parsed);
+    return parsed;
   }
 
   private publishDiagnostics(problems: ConfigProblem[]): void {

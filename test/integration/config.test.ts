@@ -128,18 +128,42 @@ describe('configuration and lifecycle', function () {
     delete config.servers.missing; // removed
     config.servers.everything.env = { CHANGED: '1' }; // changed
     config.servers.added = { command: node, args: ['${workspaceFolder}/../../fixtures/good-server.mjs'] }; // added
-    fs.writeFileSync(mcpJsonPath, JSON.stringify(config, null, 2));
-    await waitForState(api, 'added', 'running');
-    await waitFor(() => !api.controller.registry.findByName('missing'), 'missing removed');
-    await waitFor(() => {
-      const pid = pidOf(api.controller.registry.findByName('everything'));
-      return pid !== undefined && pid !== everythingPid;
-    }, 'everything restarted');
-    assert.equal(pidOf(api.controller.registry.findByName('good')), goodPid, 'unchanged server kept its process');
-    await waitFor(() => !isAlive(everythingPid), 'the old everything process gone', 5000);
-    fs.writeFileSync(mcpJsonPath, originalMcpJson);
+    try {
+      fs.writeFileSync(mcpJsonPath, JSON.stringify(config, null, 2));
+      await waitForState(api, 'added', 'running');
+      await waitFor(() => !api.controller.registry.findByName('missing'), 'missing removed');
+      await waitFor(() => {
+        const pid = pidOf(api.controller.registry.findByName('everything'));
+        return pid !== undefined && pid !== everythingPid;
+      }, 'everything restarted');
+      assert.equal(pidOf(api.controller.registry.findByName('good')), goodPid, 'unchanged server kept its process');
+      await waitFor(() => !isAlive(everythingPid), 'the old everything process gone', 5000);
+    } finally {
+      fs.writeFileSync(mcpJsonPath, originalMcpJson);
+    }
     await waitForState(api, 'missing', 'error');
     await waitFor(() => !api.controller.registry.findByName('added'), 'added removed again');
+  });
+
+  it('a save with a JSON syntax error keeps the file\'s servers running as they were; the error is in the Problems view', async () => {
+    // What autosave does half-way through an edit (and what a read meets while another program
+    // writes the file): the servers must not stop and start again.
+    const good = await waitForState(api, 'good', 'running');
+    const goodPid = pidOf(good)!;
+    const problemsOf = () => vscode.languages.getDiagnostics(vscode.Uri.file(mcpJsonPath));
+    try {
+      fs.writeFileSync(mcpJsonPath, originalMcpJson.replace(/\}\s*$/, '').replace(/"good": \{/, '"good": {,'));
+      const diagnostics = await waitFor(() => (problemsOf().length > 0 ? problemsOf() : undefined), 'a diagnostic for mcp.json');
+      assert.match(diagnostics[0].message, /JSON syntax error: .*keep the configuration it had when it was last readable/);
+      // A later reload sees the same file: still nothing stops.
+      await api.controller.reload();
+      assert.equal(pidOf(api.controller.registry.findByName('good')), goodPid, 'the server kept its process');
+      assert.equal(api.controller.registry.findByName('missing')?.state.kind, 'error', 'the file\'s other servers are still there');
+    } finally {
+      fs.writeFileSync(mcpJsonPath, originalMcpJson);
+    }
+    await waitFor(() => problemsOf().length === 0, 'the diagnostic gone once the file is fixed');
+    assert.equal(pidOf(api.controller.registry.findByName('good')), goodPid, 'the same file again changes nothing');
   });
 
   it('inputs: asked once, kept in SecretStorage (not asked again), never in the log; forget asks again', async () => {

@@ -80,6 +80,24 @@ describe('parseConfigText', () => {
     assert.match(parsed.problems[0].message, /comma expected/);
   });
 
+  test('a JSON syntax error with the last readable text given keeps its servers and inputs, and says so', () => {
+    const good = parseConfigText('{ "servers": { "a": { "command": "x" } }, "inputs": [{ "id": "k", "type": "promptString" }] }', source);
+    assert.equal(good.unreadable, undefined);
+    // A save half-way through an edit, or a read while another program writes the file.
+    const broken = parseConfigText('{ "servers": { "a": { "command": "x" } }, "inputs": [{ "id": "k", ', source, good);
+    assert.equal(broken.unreadable, true);
+    assert.deepEqual(broken.servers.map((s) => s.name), ['a']);
+    assert.deepEqual(broken.inputs.map((i) => i.id), ['k']);
+    assert.match(broken.problems[0].message, /^JSON syntax error: .*keep the configuration it had when it was last readable/);
+    const empty = parseConfigText('', source, good);
+    assert.equal(empty.unreadable, true, 'an empty text (a file read right after it was truncated) is no JSON');
+    assert.deepEqual(empty.servers.map((s) => s.name), ['a']);
+    // Without one: nothing, as before.
+    const alone = parseConfigText('{ "servers": { "a": ', source);
+    assert.deepEqual([alone.servers.length, alone.unreadable], [0, true]);
+    assert.match(alone.problems[0].message, /cannot start until then/);
+  });
+
   test('an empty object or empty file is not an error', () => {
     assert.deepEqual(parseConfigText('{}', source).problems, []);
     assert.deepEqual(parseConfigText('{ "servers": {} }', source).problems, []);
