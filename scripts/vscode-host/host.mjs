@@ -38,7 +38,8 @@
 //   command palette    F1 -> .quick-input-widget visible; input: .quick-input-widget input.input
 //                      (value starts with '>'; fill('>Title')); rows: .quick-input-list .monaco-list-row
 //                      (aria-label "Category: Title, keybinding"); Enter runs the focused first row;
-//                      the widget hides afterwards.                         -> runCommand()
+//                      the widget hides afterwards (a command with its own quick pick reuses the
+//                      widget).                          -> runCommand(), chooseCommand()
 //   notifications      1.100 draws toasts (.notifications-toasts .notification-list-item-message);
 //                      1.139 does NOT draw toasts in this mode. On both: run "Notifications: Show
 //                      Notifications", then .notifications-center .notification-list-item-message
@@ -485,16 +486,19 @@ export async function waitForWorkbench(page, timeoutMs = 60_000) {
 }
 
 /**
- * Chooses a command in the command palette by its title, as a person would (F1, type, click), and
- * returns without waiting for the palette to close: a command that opens its own quick pick (Run
- * Tool…, MCP: List Servers) reuses the same widget.
- * @param {import('playwright-core').Page} page @param {string} title @param {{timeoutMs?: number}} [opts]
+ * Chooses a command in the command palette by its title, as a person would (F1, type, click the
+ * row; or, with `byKeyboard`, Enter once the row is the focused one), and returns without waiting
+ * for the palette to close: a command that opens its own quick pick (Run Tool…, MCP: List
+ * Servers) reuses the same widget.
+ * @param {import('playwright-core').Page} page @param {string} title
+ * @param {{timeoutMs?: number, byKeyboard?: boolean}} [opts]
  */
 export async function chooseCommand(page, title, opts = {}) {
   const timeout = opts.timeoutMs ?? 15_000;
   const widget = page.locator('.quick-input-widget');
   const input = widget.locator('input.input');
-  const row = widget.locator('.quick-input-list .monaco-list-row', { hasText: title }).first();
+  const rows = widget.locator(opts.byKeyboard ? '.quick-input-list .monaco-list-row.focused' : '.quick-input-list .monaco-list-row', { hasText: title });
+  const row = rows.first();
   // The palette closes when something else takes the focus (VS Code reveals a server's output panel
   // a moment after its MCP: Start Server); a person then opens it again.
   for (let attempt = 1; ; attempt++) {
@@ -503,7 +507,8 @@ export async function chooseCommand(page, title, opts = {}) {
     try {
       await input.fill('>' + title, { timeout: 5_000 });
       await row.waitFor({ state: 'visible', timeout });
-      await row.click({ timeout: 5_000 });
+      if (opts.byKeyboard) await page.keyboard.press('Enter');
+      else await row.click({ timeout: 5_000 });
       return;
     } catch (err) {
       if (attempt === 3 || (await widget.isVisible())) throw err;

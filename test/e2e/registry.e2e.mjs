@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO_ROOT, openViewContainer, runCommand, treeItem } from '../../scripts/vscode-host/host.mjs';
+import { REPO_ROOT, chooseCommand, openViewContainer, treeItem } from '../../scripts/vscode-host/host.mjs';
 import { RESULTS, flavourFromArgs, scenario } from './lib.mjs';
 
 const flavour = flavourFromArgs();
@@ -36,9 +36,7 @@ await scenario(
       });
 
       await step('Browse Servers… searches the registry while one types and shows what each server needs', async () => {
-        await runCommand(page, 'MCP Host: Browse Servers…').catch(async () => {
-          // runCommand waits for the palette to close; Browse opens its own quick pick at once.
-        });
+        await chooseCommand(page, 'MCP Host: Browse Servers…');
         await widget.locator('.quick-input-title', { hasText: 'Browse MCP Servers' }).waitFor({ state: 'visible', timeout: 15_000 });
         await widget.locator('input.input').fill('everything');
         await widget.locator('.quick-input-list .monaco-list-row', { hasText: 'Everything (with a key)' }).first().waitFor({ state: 'visible', timeout: 15_000 });

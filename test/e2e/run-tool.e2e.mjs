@@ -10,9 +10,10 @@ const flavour = flavourFromArgs();
 
 /** Opens "Run Tool…" from the palette and types `title` in its filter. */
 async function pickToolTyped(page, title) {
-  // The palette, as a person uses it (the command's own quick pick reuses the same widget).
+  // The palette, as a person uses it, with Enter (the command's own quick pick reuses the same
+  // widget); the second run of it comes from a result view, a webview that takes the focus back.
   const widget = page.locator('.quick-input-widget');
-  await chooseCommand(page, 'MCP Host: Run Tool…');
+  await chooseCommand(page, 'MCP Host: Run Tool…', { byKeyboard: true });
   await widget.locator('.quick-input-title', { hasText: 'Run Tool' }).waitFor({ state: 'visible', timeout: 10_000 });
   // A person reads the picker before typing; by then VS Code's late focus hand-back (see below)
   // has happened, and the picker must still be there.
