@@ -80,7 +80,7 @@ export interface ParsedConfig {
   readonly servers: ServerDefinition[];
   readonly inputs: InputDefinition[];
   readonly problems: ConfigProblem[];
-  /** The text is no JSON (syntax errors): servers and inputs are the last readable text's, if given. */
+  /** The text is no JSON (syntax errors): servers and inputs are those of its last valid save, if given. */
   readonly unreadable?: boolean;
 }
 
@@ -156,8 +156,8 @@ const InputSchema = z.object({
  * comments and trailing commas is accepted. A bad entry becomes a problem naming
  * its field and line; the good entries are still returned.
  *
- * `lastReadable`: what the same file gave when it last had no syntax error. A file with one (a
- * save half-way through an edit, a read while another program writes it) then keeps those
+ * `lastReadable`: what the same file gave at its last valid save (no syntax error). A file with
+ * one (a save half-way through an edit, a read while another program writes it) then keeps those
  * servers and inputs, so that they keep running, rather than stopping every server of the file.
  */
 export function parseConfigText(text: string, source: ConfigSource, lastReadable?: ParsedConfig): ParsedConfig {
@@ -168,8 +168,8 @@ export function parseConfigText(text: string, source: ConfigSource, lastReadable
 
   const parseErrors: ParseError[] = [];
   const root = parseTree(text, parseErrors, { allowTrailingComma: true, disallowComments: false });
-  const consequence = lastReadable
-    ? 'Fix the file; until then its servers keep the configuration it had when it was last readable.'
+  const consequence = lastReadable && lastReadable.servers.length > 0
+    ? 'Changes to this file are not applied until it is fixed; its servers keep running as configured at its last valid save.'
     : 'Fix the file; servers from it cannot start until then.';
   for (const e of parseErrors.slice(0, 5)) {
     const pos = positionOf(lines, e.offset);
@@ -373,6 +373,13 @@ function describeParseError(code: string): string {
 }
 
 /** One line a person can act on: `file:line: server "x" (field): message`. */
+/** The line of the first JSON syntax error of a configuration file's text; undefined when it has none. */
+export function firstSyntaxErrorLine(text: string): number | undefined {
+  const errors: ParseError[] = [];
+  parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  return errors.length > 0 ? positionOf(lineStarts(text), errors[0].offset).line : undefined;
+}
+
 export function formatProblem(problem: ConfigProblem): string {
   const where = problem.line !== undefined ? `${problem.file}:${problem.line}` : problem.file;
   return `${where}: ${problem.message}`;

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { applyEdits, modify, parse as parseJsonc } from 'jsonc-parser';
-import { parseConfigText, type ServerDefinition } from '../host/config';
+import { firstSyntaxErrorLine, parseConfigText, type ServerDefinition } from '../host/config';
 import { OTHER_HOSTS, otherHostFiles } from '../host/otherHosts';
 import type { HostController } from './hostController';
 import { WORKSPACE_CONFIG_PATH, readIfExists } from './configLoader';
@@ -12,10 +12,15 @@ import { displayConfigUrl } from '../util/displayUrl';
 /** A server entry as written to mcp.json. */
 type ServerJson = Record<string, unknown>;
 
-/** Adds servers to a folder's .vscode/mcp.json, keeping its comments and formatting. */
-export async function addServersToWorkspaceFile(folder: vscode.Uri, servers: Record<string, ServerJson>): Promise<vscode.Uri> {
+/**
+ * Adds servers to a folder's .vscode/mcp.json, keeping its comments and formatting. Undefined (and
+ * the person told why) when the file has a JSON syntax error: an edit would only land in it unseen.
+ */
+export async function addServersToWorkspaceFile(folder: vscode.Uri, servers: Record<string, ServerJson>): Promise<vscode.Uri | undefined> {
   const uri = vscode.Uri.joinPath(folder, WORKSPACE_CONFIG_PATH);
-  let text = (await readIfExists(uri.fsPath)) ?? '{\n  "servers": {}\n}\n';
+  const existing = await readIfExists(uri.fsPath);
+  if (existing !== undefined && refusedAsBroken(uri, existing, vscode.l10n.t('add servers to it'))) return undefined;
+  let text = existing ?? '{\n  "servers": {}\n}\n';
   const formattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
   for (const [name, value] of Object.entries(servers)) {
     text = applyEdits(text, modify(text, ['servers', name], value, { formattingOptions }));
@@ -23,6 +28,25 @@ export async function addServersToWorkspaceFile(folder: vscode.Uri, servers: Rec
   await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(folder, '.vscode'));
   await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(text));
   return uri;
+}
+
+/**
+ * True (and an error shown, offering to open the file at the line) when a configuration file's
+ * text has a JSON syntax error: while it has one, its servers run as at its last valid save.
+ */
+export function refusedAsBroken(uri: vscode.Uri, text: string, what: string): boolean {
+  const line = text.trim() === '' ? undefined : firstSyntaxErrorLine(text);
+  if (line === undefined) return false;
+  void offerToOpenAt(uri, line, vscode.l10n.t('MCP Host cannot {0}: {1} has a JSON syntax error on line {2}. Fix it first.', what, uri.fsPath, line));
+  return true;
+}
+
+/** An error message (not awaited by the command: it stays until dismissed) whose button opens the file at `line`. */
+async function offerToOpenAt(uri: vscode.Uri, line: number, message: string): Promise<void> {
+  const open = vscode.l10n.t('Open File');
+  if ((await vscode.window.showErrorMessage(message, open)) !== open) return;
+  const position = new vscode.Position(line - 1, 0);
+  await vscode.window.showTextDocument(uri, { selection: new vscode.Range(position, position) });
 }
 
 /** The names already used in a folder's mcp.json. */
@@ -136,6 +160,7 @@ async function addServer(controller: HostController): Promise<string | undefined
   if (!name) return undefined;
   if (target.folder) {
     const uri = await addServersToWorkspaceFile(target.folder.uri, { [name.trim()]: server });
+    if (!uri) return undefined;
     await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true });
   } else {
     const config = vscode.workspace.getConfiguration('mcpHost');
@@ -191,6 +216,7 @@ async function importServers(controller: HostController, context: vscode.Extensi
     servers[name] = toJson(item.def);
   }
   const uri = await addServersToWorkspaceFile(folder.uri, servers);
+  if (!uri) return [];
   await controller.reload();
   void vscode.window.showInformationMessage(
     picked.length === 1

@@ -27,7 +27,19 @@ export function startSetting<T>(key: string, fallback: T): T {
   const inspected = config.inspect<T>(key);
   return inspected?.globalValue ?? inspected?.defaultValue ?? fallback;
 }
+/** Why a server from this source may not start (or be contacted by the doctor) now: an untrusted workspace's. */
+export function startVeto(source: { kind: string }): string | undefined {
+  return source.kind === 'workspace' && !vscode.workspace.isTrusted
+    ? 'the workspace is not trusted; servers defined by the workspace start once you trust it (Manage Workspace Trust)'
+    : undefined;
+}
+
 export const USER_SETTINGS_SOURCE = 'settings:mcpHost.servers';
+
+/** A source's identity for what it last said: one file can be read as two sources (a workspace folder that is the home directory). */
+function sourceKey(source: ConfigSource): string {
+  return `${source.kind}\u0000${source.workspaceFolder ?? ''}\u0000${source.file}`;
+}
 
 export interface LoadedConfiguration {
   entries: ServerEntry[];
@@ -46,7 +58,7 @@ export class ConfigLoader implements vscode.Disposable {
   private readonly changed = new Emitter<void>();
   private debounce: NodeJS.Timeout | undefined;
   readonly onDidChange: Event<void> = this.changed.event;
-  /** Per file, its last parse without a syntax error (see parseConfigText). */
+  /** Per source (see sourceKey), its file's last parse without a syntax error (see parseConfigText). */
   private readonly lastReadable = new Map<string, ParsedConfig>();
 
   constructor(
@@ -81,15 +93,18 @@ export class ConfigLoader implements vscode.Disposable {
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
       const uri = vscode.Uri.joinPath(folder.uri, WORKSPACE_CONFIG_PATH);
       let text: string;
+      const source: ConfigSource = { file: uri.fsPath, kind: 'workspace', workspaceFolder: folder.uri.fsPath };
       try {
         text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
       } catch (err) {
         if (!(err instanceof vscode.FileSystemError) || err.code !== 'FileNotFound') {
           this.log.warn(`Cannot read ${uri.fsPath}: ${String(err)}`);
+          // Busy or locked for a moment (another program writing it): what it last said stands.
+          const kept = this.keptFor(source, `Cannot read the file (${String(err)}); its servers keep running as configured at its last valid save.`);
+          if (kept) parsedSources.push({ source, parsed: kept });
         }
         continue;
       }
-      const source: ConfigSource = { file: uri.fsPath, kind: 'workspace', workspaceFolder: folder.uri.fsPath };
       parsedSources.push({ source, parsed: this.parseFile(text, source) });
     }
     const userServers = startSetting<unknown>('servers', undefined);
@@ -115,7 +130,7 @@ export class ConfigLoader implements vscode.Disposable {
     }
 
     // A file no longer read (deleted, or its host turned off) starts afresh if it comes back.
-    for (const file of this.lastReadable.keys()) if (!parsedSources.some((p) => p.source.file === file)) this.lastReadable.delete(file);
+    for (const key of this.lastReadable.keys()) if (!parsedSources.some((p) => sourceKey(p.source) === key)) this.lastReadable.delete(key);
 
     const entries: ServerEntry[] = [];
     const inputsBySource = new Map<string, InputDefinition[]>();
@@ -141,11 +156,23 @@ export class ConfigLoader implements vscode.Disposable {
     return { entries, inputsBySource, problems };
   }
 
-  /** A file's text parsed; with a syntax error, its servers and inputs as last readable. */
+  /**
+   * A file's text parsed; with a syntax error, its servers and inputs as at its last valid save.
+   * Not for a source that may not start servers now (an untrusted workspace's): trusting it later
+   * must start what the file says then, not what it once said.
+   */
   private parseFile(text: string, source: ConfigSource): ParsedConfig {
-    const parsed = parseConfigText(text, source, this.lastReadable.get(source.file));
-    if (!parsed.unreadable) this.lastReadable.set(source.file, parsed);
+    const key = sourceKey(source);
+    const usable = startVeto(source) === undefined;
+    const parsed = parseConfigText(text, source, usable ? this.lastReadable.get(key) : undefined);
+    if (!parsed.unreadable && usable) this.lastReadable.set(key, parsed);
     return parsed;
+  }
+
+  /** The servers and inputs of a file that cannot be read now, as at its last valid save, with `problem`. */
+  private keptFor(source: ConfigSource, problem: string): ParsedConfig | undefined {
+    const last = startVeto(source) === undefined ? this.lastReadable.get(sourceKey(source)) : undefined;
+    return last && { servers: last.servers, inputs: last.inputs, problems: [{ file: source.file, message: problem }], unreadable: true };
   }
 
   private publishDiagnostics(problems: ConfigProblem[]): void {

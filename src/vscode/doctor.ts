@@ -9,7 +9,8 @@ import { errorMessage } from '../util/errorMessage';
 import { VERSION } from '../version';
 import { Commands } from './commandIds';
 import { pickServer } from './commands';
-import { startVeto, type HostController } from './hostController';
+import type { HostController } from './hostController';
+import { startVeto } from './configLoader';
 import { MarkdownDocuments } from './markdownDocuments';
 import { createServerAuthorization } from './signIn';
 

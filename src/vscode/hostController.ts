@@ -9,7 +9,7 @@ import { MCP_APPS_CLIENT_SETTINGS, MCP_APPS_EXTENSION_ID } from '../protocol/app
 import type { LoggingLevel } from '../protocol/schemas';
 import type { Logger } from '../util/logger';
 import { VERSION } from '../version';
-import { ConfigLoader, startSetting } from './configLoader';
+import { ConfigLoader, startSetting, startVeto } from './configLoader';
 import { usageServices } from './services';
 import { createServerAuthorization } from './signIn';
 
@@ -257,13 +257,6 @@ export class HostController implements vscode.Disposable {
 /** How many messages of each server the traffic view keeps (mcpHost.traffic.maxMessages; 0: none). */
 export function trafficCapacitySetting(): number {
   return Math.max(0, vscode.workspace.getConfiguration('mcpHost').get<number>('traffic.maxMessages', 1000));
-}
-
-/** Why a server from this source may not start (or be contacted by the doctor) now: an untrusted workspace's. */
-export function startVeto(source: { kind: string }): string | undefined {
-  return source.kind === 'workspace' && !vscode.workspace.isTrusted
-    ? 'the workspace is not trusted; servers defined by the workspace start once you trust it (Manage Workspace Trust)'
-    : undefined;
 }
 
 function inputSecretKey(file: string, id: string): string {

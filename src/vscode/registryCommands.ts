@@ -23,6 +23,7 @@ import { errorMessage } from '../util/errorMessage';
 import { isRecord } from '../util/isRecord';
 import type { HostController } from './hostController';
 import { USER_SETTINGS_SOURCE, WORKSPACE_CONFIG_PATH, readIfExists } from './configLoader';
+import { refusedAsBroken } from './configCommands';
 import { usageServices } from './services';
 import { Commands } from './commandIds';
 import type { PickItem } from './prompter';
@@ -392,7 +393,7 @@ async function repin(name: string, file: string, from: string, to: string): Prom
     return;
   }
   const text = await readIfExists(file);
-  if (text === undefined) return;
+  if (text === undefined || refusedAsBroken(vscode.Uri.file(file), text, vscode.l10n.t('update {0}', name))) return;
   const root: unknown = parseJsonc(text, [], { allowTrailingComma: true });
   const servers = isRecord(root) ? (isRecord(root.servers) ? root.servers : root.mcpServers) : undefined;
   const entry = isRecord(servers) ? servers[name] : undefined;

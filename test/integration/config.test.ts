@@ -145,24 +145,41 @@ describe('configuration and lifecycle', function () {
     await waitFor(() => !api.controller.registry.findByName('added'), 'added removed again');
   });
 
-  it('a save with a JSON syntax error keeps the file\'s servers running as they were; the error is in the Problems view', async () => {
+  it('a save with a JSON syntax error keeps the file\'s servers running as they were; the error is in the Problems view; Add Server leaves the file alone', async () => {
     // What autosave does half-way through an edit (and what a read meets while another program
     // writes the file): the servers must not stop and start again.
     const good = await waitForState(api, 'good', 'running');
     const goodPid = pidOf(good)!;
-    const problemsOf = () => vscode.languages.getDiagnostics(vscode.Uri.file(mcpJsonPath));
+    // Ours only: VS Code's JSON language features may report the same file when it is open.
+    const problemsOf = () => vscode.languages.getDiagnostics(vscode.Uri.file(mcpJsonPath)).filter((d) => d.source === 'MCP Host');
     try {
       fs.writeFileSync(mcpJsonPath, originalMcpJson.replace(/\}\s*$/, '').replace(/"good": \{/, '"good": {,'));
       const diagnostics = await waitFor(() => (problemsOf().length > 0 ? problemsOf() : undefined), 'a diagnostic for mcp.json');
-      assert.match(diagnostics[0].message, /JSON syntax error: .*keep the configuration it had when it was last readable/);
+      assert.match(diagnostics[0].message, /JSON syntax error: .*its servers keep running as configured at its last valid save/);
       // A later reload sees the same file: still nothing stops.
       await api.controller.reload();
       assert.equal(pidOf(api.controller.registry.findByName('good')), goodPid, 'the server kept its process');
       assert.equal(api.controller.registry.findByName('missing')?.state.kind, 'error', 'the file\'s other servers are still there');
+      // Add Server does not write into the broken file (its server would never appear).
+      const broken = fs.readFileSync(mcpJsonPath, 'utf8');
+      const person = new ScriptedPerson()
+        .once('addServer.launcher', /Command/)
+        .once('addServer.command', `node "${path.join(FIXTURES, 'good-server.mjs')}"`)
+        .once('addServer.target', /workspace/)
+        .once('addServer.name', KEEP);
+      const hooks = await testHooks();
+      hooks.setPrompter(person);
+      try {
+        assert.equal(await vscode.commands.executeCommand<string | undefined>('mcpHost.addServer'), undefined);
+      } finally {
+        hooks.setPrompter(undefined);
+      }
+      assert.equal(fs.readFileSync(mcpJsonPath, 'utf8'), broken, 'the file is left as it was');
     } finally {
       fs.writeFileSync(mcpJsonPath, originalMcpJson);
     }
     await waitFor(() => problemsOf().length === 0, 'the diagnostic gone once the file is fixed');
+    await api.controller.reload();
     assert.equal(pidOf(api.controller.registry.findByName('good')), goodPid, 'the same file again changes nothing');
   });
 

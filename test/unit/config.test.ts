@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseConfigText, formatProblem, type ConfigSource } from '../../src/host/config';
+import { firstSyntaxErrorLine, parseConfigText, formatProblem, type ConfigSource } from '../../src/host/config';
 
 const source: ConfigSource = { file: '/w/.vscode/mcp.json', kind: 'workspace', workspaceFolder: '/w' };
 
@@ -88,10 +88,15 @@ describe('parseConfigText', () => {
     assert.equal(broken.unreadable, true);
     assert.deepEqual(broken.servers.map((s) => s.name), ['a']);
     assert.deepEqual(broken.inputs.map((i) => i.id), ['k']);
-    assert.match(broken.problems[0].message, /^JSON syntax error: .*keep the configuration it had when it was last readable/);
+    assert.match(broken.problems[0].message, /^JSON syntax error: .*its servers keep running as configured at its last valid save/);
     const empty = parseConfigText('', source, good);
     assert.equal(empty.unreadable, true, 'an empty text (a file read right after it was truncated) is no JSON');
     assert.deepEqual(empty.servers.map((s) => s.name), ['a']);
+    // A last valid save without servers has nothing to keep running: the message says so.
+    const none = parseConfigText('{ "servers": ', source, parseConfigText('{}', source));
+    assert.match(none.problems[0].message, /cannot start until then/);
+    assert.equal(firstSyntaxErrorLine('{\n  "servers": {\n    "a": { "command": "x" }\n    "b": {}\n  }\n}'), 4);
+    assert.equal(firstSyntaxErrorLine('{ "servers": {} } // comment'), undefined);
     // Without one: nothing, as before.
     const alone = parseConfigText('{ "servers": { "a": ', source);
     assert.deepEqual([alone.servers.length, alone.unreadable], [0, true]);
