@@ -27,6 +27,7 @@ export function startSetting<T>(key: string, fallback: T): T {
   const inspected = config.inspect<T>(key);
   return inspected?.globalValue ?? inspected?.defaultValue ?? fallback;
 }
+
 /** Why a server from this source may not start (or be contacted by the doctor) now: an untrusted workspace's. */
 export function startVeto(source: { kind: string }): string | undefined {
   return source.kind === 'workspace' && !vscode.workspace.isTrusted

@@ -25,6 +25,15 @@ async function setUserServers(value: Record<string, unknown> | undefined, inputs
   await config.update('servers', value, vscode.ConfigurationTarget.Global);
 }
 
+/** What a person answers to Add Server…: good-server.mjs, as a command, in the workspace's mcp.json. */
+function addsGoodServer(): ScriptedPerson {
+  return new ScriptedPerson()
+    .once('addServer.launcher', /Command/)
+    .once('addServer.command', `node "${path.join(FIXTURES, 'good-server.mjs')}"`)
+    .once('addServer.target', /workspace/)
+    .once('addServer.name', KEEP);
+}
+
 describe('configuration and lifecycle', function () {
   this.timeout(60_000);
   let api: McpHostApi;
@@ -162,11 +171,7 @@ describe('configuration and lifecycle', function () {
       assert.equal(api.controller.registry.findByName('missing')?.state.kind, 'error', 'the file\'s other servers are still there');
       // Add Server does not write into the broken file (its server would never appear).
       const broken = fs.readFileSync(mcpJsonPath, 'utf8');
-      const person = new ScriptedPerson()
-        .once('addServer.launcher', /Command/)
-        .once('addServer.command', `node "${path.join(FIXTURES, 'good-server.mjs')}"`)
-        .once('addServer.target', /workspace/)
-        .once('addServer.name', KEEP);
+      const person = addsGoodServer();
       const hooks = await testHooks();
       hooks.setPrompter(person);
       try {
@@ -220,11 +225,7 @@ describe('configuration and lifecycle', function () {
   });
 
   it('Add Server writes mcp.json through a guided flow, and the server starts', async () => {
-    const person = new ScriptedPerson()
-      .once('addServer.launcher', /Command/)
-      .once('addServer.command', `node "${path.join(FIXTURES, 'good-server.mjs')}"`)
-      .once('addServer.target', /workspace/)
-      .once('addServer.name', KEEP);
+    const person = addsGoodServer();
     const hooks = await testHooks();
     hooks.setPrompter(person);
     try {
