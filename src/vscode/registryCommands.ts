@@ -283,6 +283,8 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   if (!target) return undefined;
   const file = target.folder ? vscode.Uri.joinPath(target.folder.uri, WORKSPACE_CONFIG_PATH).fsPath : USER_SETTINGS_SOURCE;
   const text = target.folder ? await readIfExists(file) : undefined;
+  // Before any question (and any secret stored): the entry could not be written into it.
+  if (text !== undefined && refusedAsBroken(vscode.Uri.file(file), text, vscode.l10n.t('add {0}', displayText(server.name, 120)))) return undefined;
   const taken = target.folder ? configuredNames(text) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
   let name = suggestEntryName(server.name);
   if (taken.has(name) || entryNameProblem(name)) {
