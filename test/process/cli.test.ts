@@ -217,12 +217,14 @@ describe('mcp-host CLI (the built dist/cli.js)', () => {
     const child = spawn(process.execPath, [CLI, 'call', 'slow', '--args', '{"ms":30000}', '--', node, fixture('good-server.mjs'), marker], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
-    // The CLI's own command line holds the marker too: only the server's counts (else, on a busy
-    // machine, SIGINT could come before the CLI has set up its handler).
+    // The CLI's own command line holds the marker too, and so does its forked child until the exec
+    // (a moment in which /proc shows no command line at all: ci23 saw the copy, then nothing). Only
+    // the server's counts: its script is the first argument after node's path.
     const running = () =>
       fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p) && p !== String(child.pid)).some((p) => {
         try {
-          return fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').includes(marker);
+          const argv = fs.readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+          return argv[1]?.endsWith('good-server.mjs') === true && argv.includes(marker);
         } catch {
           return false;
         }
