@@ -140,22 +140,27 @@ if (!only || only === 'vsix') {
 }
 
 /**
- * Browser scenarios that run with the demo's settings as they are and write nothing into the demo
- * workspace: one VS Code and one workbench for all of them (test/e2e/shared-workbench.mjs), cleared
- * between them; a launch costs about 15 s. The others change settings (a server, a registry, AI
- * features, the workspace's own settings) and get a VS Code each.
+ * Browser scenarios, in two workbenches (test/e2e/shared-workbench.mjs; a VS Code launch costs
+ * about 11 s, the demo servers' start about 8 more), cleared between scenarios: those that run
+ * with the demo's settings as they are, then those that bring settings of their own (a user-level
+ * server, a registry, AI features) and put back what they write into the demo workspace. A file in
+ * neither list gets a VS Code of its own.
  */
-const SHARED_WORKBENCH = ['tree.e2e.mjs', 'resource.e2e.mjs', 'run-tool.e2e.mjs', 'apps.e2e.mjs'];
+const WORKBENCHES = [
+  ['tree.e2e.mjs', 'resource.e2e.mjs', 'run-tool.e2e.mjs', 'apps.e2e.mjs'],
+  ['insight.e2e.mjs', 'registry.e2e.mjs', 'share.e2e.mjs'],
+];
 
 if (!only || only === 'e2e') {
   const e2eDir = join(REPO_ROOT, 'test', 'e2e');
   const files = existsSync(e2eDir) ? readdirSync(e2eDir).filter((f) => f.endsWith('.e2e.mjs')).sort() : [];
-  const shared = SHARED_WORKBENCH.filter((f) => files.includes(f));
+  const groups = WORKBENCHES.map((group) => group.filter((f) => files.includes(f))).filter((group) => group.length > 0);
+  const alone = files.filter((f) => !groups.flat().includes(f));
   for (const flavour of flavours) {
-    if (shared.length > 0) {
-      await run(`e2e ${shared.join(', ')} (${flavour})`, process.execPath, [join(e2eDir, 'shared-workbench.mjs'), '--flavour', flavour, ...shared]);
+    for (const group of groups) {
+      await run(`e2e ${group.join(', ')} (${flavour})`, process.execPath, [join(e2eDir, 'shared-workbench.mjs'), '--flavour', flavour, ...group]);
     }
-    for (const file of files.filter((f) => !shared.includes(f))) {
+    for (const file of alone) {
       await run(`e2e ${file} (${flavour})`, process.execPath, [join(e2eDir, file), '--flavour', flavour]);
     }
   }

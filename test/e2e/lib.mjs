@@ -108,15 +108,16 @@ export async function scenario(name, flavour, body, options = {}) {
 }
 
 /**
- * Runs scenarios of the same settings one after the other in one workbench (each VS Code launch
- * costs about 15 s on these machines). Between two, the workbench is put back as a person would:
- * editors closed, notifications cleared, the MCP Host tree collapsed; should that fail, the page
- * is loaded afresh. A failed step is named with its scenario. `failedBefore`: failures already
- * counted (files that did not load), included in the final line.
+ * Runs scenarios one after the other in one workbench (each VS Code launch costs about 11 s on
+ * these machines, and the demo servers' start about 8 more). Between two, the workbench is put
+ * back as a person would: editors closed, notifications cleared, the MCP Host tree collapsed;
+ * should that fail, the page is loaded afresh. A failed step is named with its scenario.
+ * `settings`: the user settings of them all. `failedBefore`: failures already counted (files that
+ * did not load), included in the final line.
  */
-export async function scenariosInOneWorkbench(scenarios, flavour, failedBefore = 0) {
+export async function scenariosInOneWorkbench(scenarios, flavour, { failedBefore = 0, settings = {} } = {}) {
   const names = scenarios.map((s) => s.name);
-  const { failed } = await inWorkbench(names.join('+'), flavour, undefined, async (session) => {
+  const { failed } = await inWorkbench(names.join('+'), flavour, settings, async (session) => {
     console.log(`${names.join(', ')} on VS Code ${session.server.info.vscode}, in one workbench`);
     for (const [i, { name, body }] of scenarios.entries()) {
       console.log(`${name}:`);

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Runs browser end-to-end scenarios that need the same settings one after the other in one VS Code
-// and one workbench, cleared between them (see scenariosInOneWorkbench in lib.mjs): each file
-// registers its scenario instead of starting its own VS Code. A file shares the workbench only if
-// it brings no settings of its own and writes nothing into the demo workspace.
+// Runs browser end-to-end scenarios one after the other in one VS Code and one workbench, cleared
+// between them (see scenariosInOneWorkbench in lib.mjs): each file registers its scenario instead
+// of starting its own VS Code. The workbench gets the settings of every scenario (a user-level
+// server, a registry, AI features): two that set one key differently cannot share it. A file that
+// writes into the demo workspace must put it back before its scenario ends.
 //   node test/e2e/shared-workbench.mjs --flavour old|new tree.e2e.mjs resource.e2e.mjs ...
 import { flavourFromArgs, scenariosInOneWorkbench } from './lib.mjs';
 
@@ -13,12 +14,23 @@ if (files.length === 0) {
 }
 const scenarios = (globalThis.mcpHostE2eScenarios = []);
 let notLoaded = 0;
+const settings = {};
+
+/** Adds a scenario's settings to the workbench's; throws if it sets a key another set otherwise. */
+function addSettings(own) {
+  for (const [key, value] of Object.entries(own)) {
+    if (key in settings && JSON.stringify(settings[key]) !== JSON.stringify(value)) {
+      throw new Error(`it sets ${key} to ${JSON.stringify(value)}, another file to ${JSON.stringify(settings[key])}; run it alone`);
+    }
+  }
+  Object.assign(settings, own);
+}
 for (const file of files) {
   const before = scenarios.length;
   try {
     await import(new URL(file, import.meta.url).href);
     if (scenarios.length !== before + 1) throw new Error(`it registered ${scenarios.length - before} scenarios, not one`);
-    if (scenarios[before].options.settings) throw new Error('it brings settings of its own; run it alone');
+    addSettings(scenarios[before].options.settings ?? {});
   } catch (err) {
     // The others still run.
     scenarios.length = before;
@@ -26,4 +38,4 @@ for (const file of files) {
     console.log(`  ✖ ${file}: could not be run in the shared workbench: ${err?.stack ?? err}`);
   }
 }
-await scenariosInOneWorkbench(scenarios, flavourFromArgs(), notLoaded);
+await scenariosInOneWorkbench(scenarios, flavourFromArgs(), { failedBefore: notLoaded, settings });
