@@ -57,9 +57,9 @@ function findPython() {
 /** Debian splits venv/ensurepip into python3-venv; install it where we may. */
 function ensureVenvModule(/** @type {string} */ python) {
   if (run(python, ['-c', 'import venv, ensurepip'], 30_000).ok) return;
-  const hasApt = run('sh', ['-c', 'command -v apt-get'], 10_000).ok;
+  const apt = run('sh', ['-c', 'command -v apt-get'], 10_000).ok;
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!hasApt || !root) {
+  if (!apt || !root) {
     throw new Error(`${python} has no venv/ensurepip module; install it (on Debian/Ubuntu: apt-get install python3-venv)`);
   }
   log('python3 has no venv module: apt-get install python3-venv');
