@@ -14,7 +14,6 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { underAptLock } from './apt-lock.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const VENV = join(ROOT, '.venv-mcp');
@@ -63,12 +62,8 @@ function ensureVenvModule(/** @type {string} */ python) {
     throw new Error(`${python} has no venv/ensurepip module; install it (on Debian/Ubuntu: apt-get install python3-venv)`);
   }
   log('python3 has no venv module: apt-get install python3-venv');
-  const apt = (/** @type {string[]} */ args, /** @type {number} */ timeoutMs) => {
-    const [file, ...rest] = underAptLock(['apt-get', ...args]);
-    return run(file, rest, timeoutMs);
-  };
-  apt(['update', '-qq'], 5 * 60_000);
-  const r = apt(['install', '-y', '-qq', 'python3-venv'], 10 * 60_000);
+  run('apt-get', ['update', '-qq'], 5 * 60_000);
+  const r = run('apt-get', ['install', '-y', '-qq', 'python3-venv'], 10 * 60_000);
   if (!r.ok || !run(python, ['-c', 'import venv, ensurepip'], 30_000).ok) {
     throw new Error(`could not install python3-venv with apt-get:\n${r.output.slice(-2000)}`);
   }

@@ -113,22 +113,23 @@ function selected(layer) {
 const stopsTheRun = (layer, code) => code !== 0 && !layer.counts && !layer.soft;
 
 /**
- * The background layers, side by side (their apt-get calls take turns: scripts/apt-lock.mjs),
- * started now; the function returned waits for them, shows what each said (kept as it came, bytes,
- * so a character split between two chunks stays whole; one layer after the other), and tells
- * whether the run may go on.
+ * The background layers, one after the other (both may need apt-get, which does not wait for its
+ * lists lock), started now; the function returned waits for them, shows what they said (kept as
+ * it came, bytes, so a character split between two chunks stays whole), and tells whether the run
+ * may go on.
  */
 function startInstalls() {
-  const started = layers.filter((l) => l.background && selected(l)).map((layer) => {
-    const output = [];
-    return { layer, output, code: run(layer, (chunk) => output.push(chunk)) };
-  });
-  return async () => {
-    let ok = true;
-    for (const { layer, output, code } of started) {
-      if (stopsTheRun(layer, await code)) ok = false;
-      for (const chunk of output) process.stdout.write(chunk);
+  const output = [];
+  const write = (chunk) => output.push(chunk);
+  const done = (async () => {
+    for (const layer of layers.filter((l) => l.background && selected(l))) {
+      if (stopsTheRun(layer, await run(layer, write))) return false;
     }
+    return true;
+  })();
+  return async () => {
+    const ok = await done;
+    for (const chunk of output) process.stdout.write(chunk);
     return ok;
   };
 }

@@ -18,7 +18,6 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import { FLAVOURS, HOST_DIR, REPO_ROOT, flavourInfo, NODE24_DIR, NODE24_SPEC } from './flavours.mjs';
-import { underAptLock } from '../apt-lock.mjs';
 
 const APT_PACKAGES = ['ripgrep', 'chromium', 'libkrb5-dev'];
 
@@ -142,10 +141,7 @@ async function ensureAptPackages() {
     prefix = ['sudo', '-n', 'env', 'DEBIAN_FRONTEND=noninteractive'];
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive', NEEDRESTART_MODE: 'a' };
-  const apt = (/** @type {string[]} */ args) => {
-    const [file, ...rest] = [...prefix, ...underAptLock(['apt-get', ...args])];
-    return run(file, rest, { env });
-  };
+  const apt = (/** @type {string[]} */ args) => (prefix.length ? run(prefix[0], [...prefix.slice(1), 'apt-get', ...args], { env }) : run('apt-get', args, { env }));
   const t = Date.now();
   log(`installing Debian packages: ${missing.join(' ')}`);
   await apt(['update', '-q']);
