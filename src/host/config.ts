@@ -80,7 +80,7 @@ export interface ParsedConfig {
   readonly servers: ServerDefinition[];
   readonly inputs: InputDefinition[];
   readonly problems: ConfigProblem[];
-  /** The text is no JSON (syntax errors): servers and inputs are those of its last valid save, if given. */
+  /** The text is no JSON (syntax errors), or the file could not be read: servers and inputs are those of its last valid save, if any. */
   readonly unreadable?: boolean;
 }
 

@@ -8,19 +8,20 @@ import { usageServices } from './services';
 import { splitCommandLine, suggestNameFromCommand } from '../host/commandLine';
 import { Commands } from './commandIds';
 import { displayConfigUrl } from '../util/displayUrl';
+import { errorMessage } from '../util/errorMessage';
 
 /** A server entry as written to mcp.json. */
 type ServerJson = Record<string, unknown>;
 
 /**
  * Adds servers to a folder's .vscode/mcp.json, keeping its comments and formatting. Undefined (and
- * the person told why) when the file has a JSON syntax error: an edit would only land in it unseen.
+ * the person told why) when the file cannot be read or has a JSON syntax error (readForEdit).
  */
-export async function addServersToWorkspaceFile(folder: vscode.Uri, servers: Record<string, ServerJson>): Promise<vscode.Uri | undefined> {
+export async function addServersToWorkspaceFile(folder: vscode.Uri, servers: Record<string, ServerJson>, what: string): Promise<vscode.Uri | undefined> {
   const uri = vscode.Uri.joinPath(folder, WORKSPACE_CONFIG_PATH);
-  const existing = await readIfExists(uri.fsPath);
-  if (existing !== undefined && refusedAsBroken(uri, existing, vscode.l10n.t('add servers to it'))) return undefined;
-  let text = existing ?? '{\n  "servers": {}\n}\n';
+  const read = await readForEdit(uri, what);
+  if (!read) return undefined;
+  let text = read.text ?? '{\n  "servers": {}\n}\n';
   const formattingOptions = { insertSpaces: true, tabSize: 2, eol: '\n' };
   for (const [name, value] of Object.entries(servers)) {
     text = applyEdits(text, modify(text, ['servers', name], value, { formattingOptions }));
@@ -31,10 +32,35 @@ export async function addServersToWorkspaceFile(folder: vscode.Uri, servers: Rec
 }
 
 /**
+ * A configuration file's text before an edit (undefined: it does not exist), or undefined (and the
+ * person told why, naming the file) when it cannot be read or has a JSON syntax error: an edit
+ * would write over what it holds, or land in it unseen.
+ */
+export async function readForEdit(uri: vscode.Uri, what: string): Promise<{ text: string | undefined } | undefined> {
+  let text: string | undefined;
+  try {
+    text = await readIfExists(uri.fsPath);
+  } catch (err) {
+    void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host cannot {0}: {1} cannot be read ({2}). Check that it is a file you may read, then try again.', what, uri.fsPath, errorMessage(err)));
+    return undefined;
+  }
+  return text !== undefined && refusedAsBroken(uri, text, what) ? undefined : { text };
+}
+
+/** True when the file still holds `text` (undefined: still no file); otherwise false, and the person told to try again. */
+export async function unchangedSinceRead(uri: vscode.Uri, text: string | undefined, what: string): Promise<boolean> {
+  const now = await readForEdit(uri, what);
+  if (!now) return false;
+  if (now.text === text) return true;
+  void vscode.window.showWarningMessage(vscode.l10n.t('MCP Host did not {0}: {1} changed while you answered. Nothing was stored or written; try again.', what, uri.fsPath));
+  return false;
+}
+
+/**
  * True (and an error shown, offering to open the file at the line) when a configuration file's
  * text has a JSON syntax error: while it has one, its servers run as at its last valid save.
  */
-export function refusedAsBroken(uri: vscode.Uri, text: string, what: string): boolean {
+function refusedAsBroken(uri: vscode.Uri, text: string, what: string): boolean {
   const line = text.trim() === '' ? undefined : firstSyntaxErrorLine(text);
   if (line === undefined) return false;
   void offerToOpenAt(uri, line, vscode.l10n.t('MCP Host cannot {0}: {1} has a JSON syntax error on line {2}. Fix it first.', what, uri.fsPath, line));
@@ -49,10 +75,11 @@ async function offerToOpenAt(uri: vscode.Uri, line: number, message: string): Pr
   await vscode.window.showTextDocument(uri, { selection: new vscode.Range(position, position) });
 }
 
-/** The names already used in a folder's mcp.json. */
-async function existingNames(folder: vscode.Uri): Promise<Set<string>> {
-  const text = await readIfExists(vscode.Uri.joinPath(folder, WORKSPACE_CONFIG_PATH).fsPath);
-  const parsed = text ? (parseJsonc(text) as { servers?: Record<string, unknown> } | undefined) : undefined;
+/** The names already used in a folder's mcp.json; undefined (the person told why) when servers cannot be added to it. */
+async function existingNames(folder: vscode.Uri, what: string): Promise<Set<string> | undefined> {
+  const read = await readForEdit(vscode.Uri.joinPath(folder, WORKSPACE_CONFIG_PATH), what);
+  if (!read) return undefined;
+  const parsed = read.text ? (parseJsonc(read.text) as { servers?: Record<string, unknown> } | undefined) : undefined;
   return new Set(Object.keys(parsed?.servers ?? {}));
 }
 
@@ -149,7 +176,8 @@ async function addServer(controller: HostController): Promise<string | undefined
     { key: 'addServer.target', title: `${title} (3/4)`, placeHolder: vscode.l10n.t('Where should the server be configured?') },
   );
   if (!target) return undefined;
-  const taken = target.folder ? await existingNames(target.folder.uri) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
+  const taken = target.folder ? await existingNames(target.folder.uri, vscode.l10n.t('add servers to it')) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
+  if (!taken) return undefined;
   const name = await prompter.input({
     key: 'addServer.name',
     title: `${title} (4/4)`,
@@ -159,7 +187,7 @@ async function addServer(controller: HostController): Promise<string | undefined
   });
   if (!name) return undefined;
   if (target.folder) {
-    const uri = await addServersToWorkspaceFile(target.folder.uri, { [name.trim()]: server });
+    const uri = await addServersToWorkspaceFile(target.folder.uri, { [name.trim()]: server }, vscode.l10n.t('add servers to it'));
     if (!uri) return undefined;
     await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: true });
   } else {
@@ -175,8 +203,14 @@ async function importServers(controller: HostController, context: vscode.Extensi
   const prompter = usageServices.prompter;
   const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
   const candidates: Array<vscode.QuickPickItem & { name: string; def: ServerDefinition }> = [];
+  const unreadable: string[] = [];
   for (const other of otherHostFiles(OTHER_HOSTS, folders, context.globalStorageUri.fsPath)) {
-    const text = await readIfExists(other.file);
+    const text = await readIfExists(other.file).catch((err: unknown) => {
+      // The other hosts' files are still offered.
+      controller.mainLog.warn(`Import: cannot read ${other.file}: ${errorMessage(err)}`);
+      unreadable.push(other.file);
+      return undefined;
+    });
     if (text === undefined) continue;
     const parsed = parseConfigText(text, { file: other.file, kind: 'import', workspaceFolder: other.workspaceFolder, label: other.label });
     for (const def of parsed.servers) {
@@ -189,6 +223,9 @@ async function importServers(controller: HostController, context: vscode.Extensi
       });
     }
     for (const problem of parsed.problems) controller.mainLog.warn(`Import: ${other.file}: ${problem.message}`);
+  }
+  if (unreadable.length > 0) {
+    void vscode.window.showWarningMessage(vscode.l10n.t('MCP Host could not read {0}: check that each is a file you may read (the log of MCP Host says why).', unreadable.join(', ')));
   }
   if (candidates.length === 0) {
     void vscode.window.showInformationMessage(
@@ -208,14 +245,15 @@ async function importServers(controller: HostController, context: vscode.Extensi
     void vscode.window.showWarningMessage(vscode.l10n.t('MCP Host: open a folder to import servers into its .vscode/mcp.json.'));
     return [];
   }
-  const taken = await existingNames(folder.uri);
+  const taken = await existingNames(folder.uri, vscode.l10n.t('import servers into it'));
+  if (!taken) return [];
   const servers: Record<string, ServerJson> = {};
   for (const item of picked) {
     const name = uniqueName(item.name, taken);
     taken.add(name);
     servers[name] = toJson(item.def);
   }
-  const uri = await addServersToWorkspaceFile(folder.uri, servers);
+  const uri = await addServersToWorkspaceFile(folder.uri, servers, vscode.l10n.t('import servers into it'));
   if (!uri) return [];
   await controller.reload();
   void vscode.window.showInformationMessage(

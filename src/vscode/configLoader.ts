@@ -3,14 +3,19 @@ import { parseConfigText, type ConfigProblem, type ConfigSource, type InputDefin
 import type { ServerEntry } from '../host/registry';
 import { serverId } from '../host/serverConnection';
 import { Emitter, type Event } from '../util/event';
+import { errorMessage } from '../util/errorMessage';
 import { OTHER_HOSTS, otherHostFiles, type OtherHost } from '../host/otherHosts';
 
-/** A file's text, or undefined when it does not exist. */
+/**
+ * A file's text, or undefined when it does not exist. Any other error is thrown: a file that cannot
+ * be read is not an empty one (an edit would write over what it holds).
+ */
 export async function readIfExists(file: string): Promise<string | undefined> {
   try {
     return new TextDecoder().decode(await vscode.workspace.fs.readFile(vscode.Uri.file(file)));
-  } catch {
-    return undefined;
+  } catch (err) {
+    if (err instanceof vscode.FileSystemError && err.code === 'FileNotFound') return undefined;
+    throw err;
   }
 }
 
@@ -47,6 +52,11 @@ export interface LoadedConfiguration {
   /** Inputs declared per source file, for ${input:ID}. */
   inputsBySource: Map<string, InputDefinition[]>;
   problems: ConfigProblem[];
+  /**
+   * The files not applied as they are now (a JSON syntax error, a failed read), each with its
+   * first problem: their servers are as at the file's last valid save.
+   */
+  unapplied: Map<string, ConfigProblem>;
 }
 
 /**
@@ -92,21 +102,10 @@ export class ConfigLoader implements vscode.Disposable {
   async load(): Promise<LoadedConfiguration> {
     const parsedSources: Array<{ source: ConfigSource; parsed: ParsedConfig }> = [];
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
-      const uri = vscode.Uri.joinPath(folder.uri, WORKSPACE_CONFIG_PATH);
-      let text: string;
-      const source: ConfigSource = { file: uri.fsPath, kind: 'workspace', workspaceFolder: folder.uri.fsPath };
-      try {
-        text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-      } catch (err) {
-        if (!(err instanceof vscode.FileSystemError) || err.code !== 'FileNotFound') {
-          this.log.warn(`Cannot read ${uri.fsPath}: ${String(err)}`);
-          // Busy or locked for a moment (another program writing it): what it last said stands.
-          const kept = this.keptFor(source, `Cannot read the file (${String(err)}); its servers keep running as configured at its last valid save.`);
-          if (kept) parsedSources.push({ source, parsed: kept });
-        }
-        continue;
-      }
-      parsedSources.push({ source, parsed: this.parseFile(text, source) });
+      const file = vscode.Uri.joinPath(folder.uri, WORKSPACE_CONFIG_PATH).fsPath;
+      const source: ConfigSource = { file, kind: 'workspace', workspaceFolder: folder.uri.fsPath };
+      const parsed = await this.readSource(source);
+      if (parsed) parsedSources.push({ source, parsed });
     }
     const userServers = startSetting<unknown>('servers', undefined);
     if (userServers && typeof userServers === 'object' && Object.keys(userServers).length > 0) {
@@ -119,15 +118,14 @@ export class ConfigLoader implements vscode.Disposable {
     const hosts = startSetting<OtherHost[]>('otherHosts', []).filter((h) => OTHER_HOSTS.includes(h));
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     for (const other of otherHostFiles(hosts, folders, this.globalStorageDir)) {
-      const text = await readIfExists(other.file);
-      if (text === undefined) continue;
       const source: ConfigSource = {
         file: other.file,
         kind: other.workspaceFolder ? 'workspace' : 'import',
         workspaceFolder: other.workspaceFolder,
         label: other.label,
       };
-      parsedSources.push({ source, parsed: this.parseFile(text, source) });
+      const parsed = await this.readSource(source);
+      if (parsed) parsedSources.push({ source, parsed });
     }
 
     // A file no longer read (deleted, or its host turned off) starts afresh if it comes back.
@@ -136,12 +134,16 @@ export class ConfigLoader implements vscode.Disposable {
     const entries: ServerEntry[] = [];
     const inputsBySource = new Map<string, InputDefinition[]>();
     const problems: ConfigProblem[] = [];
+    const unapplied = new Map<string, ConfigProblem>();
     for (const { source, parsed } of parsedSources) {
       inputsBySource.set(source.file, parsed.inputs);
+      if (parsed.unreadable && parsed.problems.length > 0) unapplied.set(source.file, parsed.problems[0]);
       problems.push(...parsed.problems);
       for (const def of parsed.servers) entries.push({ id: serverId(def), name: def.name, source, definition: def });
-      // A server whose entry is broken still appears, in error, so the user sees it.
-      for (const problem of parsed.problems) {
+      // A server whose entry is broken still appears, in error, so the user sees it (while the
+      // file is not applied, as at its last valid save).
+      const entryProblems = parsed.unreadable ? (this.lastReadable.get(sourceKey(source))?.problems ?? []) : parsed.problems;
+      for (const problem of entryProblems) {
         if (problem.server && !parsed.servers.some((s) => s.name === problem.server)) {
           entries.push({
             id: `${source.file}#${problem.server}`,
@@ -154,7 +156,27 @@ export class ConfigLoader implements vscode.Disposable {
     }
     this.publishDiagnostics(problems);
     for (const p of problems) this.log.warn(`Configuration problem: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
-    return { entries, inputsBySource, problems };
+    return { entries, inputsBySource, problems, unapplied };
+  }
+
+  /**
+   * A source's file read and parsed; undefined when it does not exist. One that cannot be read
+   * (busy or locked for a moment, another program writing it; no permission; a folder) is a
+   * problem, and what it said at its last valid save stands (not for a source that may not start
+   * servers now, see parseFile).
+   */
+  private async readSource(source: ConfigSource): Promise<ParsedConfig | undefined> {
+    let text: string | undefined;
+    try {
+      text = await readIfExists(source.file);
+    } catch (err) {
+      this.log.warn(`Cannot read ${source.file}: ${errorMessage(err)}`);
+      const last = startVeto(source) === undefined ? this.lastReadable.get(sourceKey(source)) : undefined;
+      const consequence = last ? 'its servers keep running as configured at its last valid save' : 'no servers are read from it until it can be read';
+      const problem = { file: source.file, message: `Cannot read the file: ${errorMessage(err)}. Check that it is a file you may read; ${consequence}.` };
+      return { servers: last?.servers ?? [], inputs: last?.inputs ?? [], problems: [problem], unreadable: true };
+    }
+    return text === undefined ? undefined : this.parseFile(text, source);
   }
 
   /**
@@ -168,12 +190,6 @@ export class ConfigLoader implements vscode.Disposable {
     const parsed = parseConfigText(text, source, usable ? this.lastReadable.get(key) : undefined);
     if (!parsed.unreadable && usable) this.lastReadable.set(key, parsed);
     return parsed;
-  }
-
-  /** The servers and inputs of a file that cannot be read now, as at its last valid save, with `problem`. */
-  private keptFor(source: ConfigSource, problem: string): ParsedConfig | undefined {
-    const last = startVeto(source) === undefined ? this.lastReadable.get(sourceKey(source)) : undefined;
-    return last && { servers: last.servers, inputs: last.inputs, problems: [{ file: source.file, message: problem }], unreadable: true };
   }
 
   private publishDiagnostics(problems: ConfigProblem[]): void {

@@ -34,7 +34,7 @@ export function registerDoctor(controller: HostController, context: vscode.Exten
     let report: DoctorReport;
     try {
       report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('MCP Host: diagnosing "{0}"…', server.name) }, () =>
-        loadInspect().diagnoseServer(subjectOf(server), doctorEnvironment(server, controller, context)),
+        loadInspect().diagnoseServer(subjectOf(server, controller), doctorEnvironment(server, controller, context)),
       );
     } catch (err) {
       void vscode.window.showErrorMessage(vscode.l10n.t('MCP Host: "{0}" could not be diagnosed: {1}', server.name, server.redact(errorMessage(err))));
@@ -48,8 +48,14 @@ export function registerDoctor(controller: HostController, context: vscode.Exten
 }
 
 /** The server as its configuration gave it: its definition, or the problem that kept one from being read. */
-function subjectOf(server: ServerConnection): DoctorSubject {
-  return { name: server.name, source: server.source, definition: server.definition, problem: server.problem !== undefined ? { message: server.problem } : undefined };
+function subjectOf(server: ServerConnection, controller: HostController): DoctorSubject {
+  return {
+    name: server.name,
+    source: server.source,
+    definition: server.definition,
+    problem: server.problem !== undefined ? { message: server.problem } : undefined,
+    unappliedFile: controller.unappliedProblem(server.source.file),
+  };
 }
 
 /** The editor's side of the doctor: inputs and tokens in SecretStorage (asked whether held, never shown). */

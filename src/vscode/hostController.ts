@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { ServerRegistry, type ServerEntry } from '../host/registry';
 import type { ConnectionEnvironment } from '../host/serverConnection';
 import type { RestartPolicyOptions } from '../host/restartPolicy';
-import type { InputDefinition } from '../host/config';
+import type { ConfigProblem, InputDefinition } from '../host/config';
 import type { InputResolver } from '../host/variables';
 import type { ClientRequestHandlers } from '../protocol/client';
 import { MCP_APPS_CLIENT_SETTINGS, MCP_APPS_EXTENSION_ID } from '../protocol/apps';
@@ -37,6 +37,7 @@ export class HostController implements vscode.Disposable {
   /** The last lines written to each server's log, for error details and for tests. */
   private readonly recent = new Map<string, string[]>();
   private inputsBySource = new Map<string, InputDefinition[]>();
+  private unappliedFiles = new Map<string, ConfigProblem>();
   private readonly disposables: vscode.Disposable[] = [];
   private reloading: Promise<void> = Promise.resolve();
   /** Server requests handlers (roots, sampling, elicitation), installed by the editor floor. */
@@ -68,6 +69,7 @@ export class HostController implements vscode.Disposable {
       try {
         const loaded = await this.loader.load();
         this.inputsBySource = loaded.inputsBySource;
+        this.unappliedFiles = loaded.unapplied;
         const autoStart = startSetting('autoStart', true);
         const result = await this.registry.reconcile(loaded.entries, { autoStart });
         if (result.added.length + result.removed.length + result.changed.length > 0) {
@@ -215,6 +217,11 @@ export class HostController implements vscode.Disposable {
       }
     }
     return count;
+  }
+
+  /** Why a configuration file is not applied as it is now (its servers are as at its last valid save), if it is not. */
+  unappliedProblem(file: string): ConfigProblem | undefined {
+    return this.unappliedFiles.get(file);
   }
 
   get declaredInputs(): Array<{ file: string; input: InputDefinition }> {

@@ -22,8 +22,8 @@ import type { ServerDetail } from '../host/catalog/serverJson';
 import { errorMessage } from '../util/errorMessage';
 import { isRecord } from '../util/isRecord';
 import type { HostController } from './hostController';
-import { USER_SETTINGS_SOURCE, WORKSPACE_CONFIG_PATH, readIfExists } from './configLoader';
-import { refusedAsBroken } from './configCommands';
+import { USER_SETTINGS_SOURCE, WORKSPACE_CONFIG_PATH } from './configLoader';
+import { readForEdit, unchangedSinceRead } from './configCommands';
 import { usageServices } from './services';
 import { Commands } from './commandIds';
 import type { PickItem } from './prompter';
@@ -282,9 +282,11 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   );
   if (!target) return undefined;
   const file = target.folder ? vscode.Uri.joinPath(target.folder.uri, WORKSPACE_CONFIG_PATH).fsPath : USER_SETTINGS_SOURCE;
-  const text = target.folder ? await readIfExists(file) : undefined;
+  const what = vscode.l10n.t('add {0}', displayText(server.name, 120));
   // Before any question (and any secret stored): the entry could not be written into it.
-  if (text !== undefined && refusedAsBroken(vscode.Uri.file(file), text, vscode.l10n.t('add {0}', displayText(server.name, 120)))) return undefined;
+  const read = target.folder ? await readForEdit(vscode.Uri.file(file), what) : { text: undefined };
+  if (!read) return undefined;
+  const text = read.text;
   const taken = target.folder ? configuredNames(text) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
   let name = suggestEntryName(server.name);
   if (taken.has(name) || entryNameProblem(name)) {
@@ -312,11 +314,15 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
     ? distinctInputsInText(text, name, built)
     : distinctInputs({ servers: config.get('servers', {}), inputs: config.get('inputs', []) }, name, built);
   // Secrets go to SecretStorage under the same key the server's start reads; the file gets ${input:}.
+  const values: string[] = [];
   for (const [index, input] of inputs.entries()) {
     const value = await prompter.input({ key: `input:${input.id}`, title, prompt: `${built.secrets[index]}: ${input.description}`, password: true, ignoreFocusOut: true });
     if (value === undefined) return undefined;
-    await context.secrets.store(controller.inputKey(file, input.id), value);
+    values.push(value);
   }
+  // The file as it was read, or nothing is stored or written: an edit made meanwhile would be lost.
+  if (target.folder && !(await unchangedSinceRead(vscode.Uri.file(file), text, what))) return undefined;
+  for (const [index, input] of inputs.entries()) await context.secrets.store(controller.inputKey(file, input.id), values[index]);
   if (target.folder) {
     const uri = vscode.Uri.joinPath(target.folder.uri, WORKSPACE_CONFIG_PATH);
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(target.folder.uri, '.vscode'));
@@ -394,8 +400,8 @@ async function repin(name: string, file: string, from: string, to: string): Prom
     if (isRecord(entry)) await config.update('servers', { ...servers, [name]: repinEntry(entry, from, to) }, vscode.ConfigurationTarget.Global);
     return;
   }
-  const text = await readIfExists(file);
-  if (text === undefined || refusedAsBroken(vscode.Uri.file(file), text, vscode.l10n.t('update {0}', name))) return;
+  const text = (await readForEdit(vscode.Uri.file(file), vscode.l10n.t('update {0}', name)))?.text;
+  if (text === undefined) return;
   const root: unknown = parseJsonc(text, [], { allowTrailingComma: true });
   const servers = isRecord(root) ? (isRecord(root.servers) ? root.servers : root.mcpServers) : undefined;
   const entry = isRecord(servers) ? servers[name] : undefined;

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { McpHostApi } from '../../src/extension';
 import type { ServerConnection } from '../../src/host/serverConnection';
+import type { DiagnoseResult } from '../../src/vscode/doctor';
 import { REPO_ROOT, activateExtension, isAlive, waitFor, waitForState } from './helpers';
 import { KEEP, ScriptedPerson, testHooks } from './usagePrompter';
 
@@ -110,6 +111,66 @@ describe('configuration and lifecycle', function () {
     }
   });
 
+  it("a file that cannot be read (a folder in its place) is a problem, not a missing file: its servers keep running, Add Server writes nothing; without a last read, nothing starts from it", async () => {
+    const cursorFile = path.join(folder(), '.cursor', 'mcp.json');
+    const cursorText = JSON.stringify({ mcpServers: { 'cursor-good': { command: node, args: [path.join(FIXTURES, 'good-server.mjs')] } } });
+    const os = await import('node:os');
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-xdg-'));
+    const claudeFile = path.join(home, 'Claude', 'claude_desktop_config.json');
+    const previous = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = home;
+    const problemsOf = (file: string) => vscode.languages.getDiagnostics(vscode.Uri.file(file)).filter((d) => d.source === 'MCP Host').map((d) => d.message);
+    try {
+      fs.mkdirSync(path.dirname(cursorFile), { recursive: true });
+      fs.writeFileSync(cursorFile, cursorText);
+      // Never read as a file: nothing starts from it.
+      fs.mkdirSync(claudeFile, { recursive: true });
+      await vscode.workspace.getConfiguration('mcpHost').update('otherHosts', ['cursor', 'claudeDesktop'], vscode.ConfigurationTarget.Global);
+      const pid = pidOf(await waitForState(api, 'cursor-good', 'running'));
+      await waitFor(() => problemsOf(claudeFile).some((m) => /^Cannot read the file: .*no servers are read from it until it can be read/.test(m)), 'the unreadable Claude Desktop file is a problem');
+
+      // Read while it was a file: what it said stands. No read may be under way while it is swapped.
+      await api.controller.reload();
+      fs.rmSync(cursorFile);
+      fs.mkdirSync(cursorFile);
+      await api.controller.reload();
+      await waitFor(() => problemsOf(cursorFile).some((m) => /^Cannot read the file: .*its servers keep running as configured at its last valid save/.test(m)), 'the unreadable Cursor file is a problem');
+      assert.equal(pidOf(api.controller.registry.findByName('cursor-good')), pid, 'cursor-good kept running, the same process');
+
+      // The workspace's own file: its servers keep running, and Add Server writes nothing in its place.
+      const goodPid = pidOf(await waitForState(api, 'good', 'running'));
+      fs.rmSync(mcpJsonPath);
+      fs.mkdirSync(mcpJsonPath);
+      try {
+        await api.controller.reload();
+        await waitFor(() => problemsOf(mcpJsonPath).some((m) => /^Cannot read the file: .*its servers keep running/.test(m)), 'the unreadable mcp.json is a problem');
+        assert.equal(pidOf(api.controller.registry.findByName('good')), goodPid, 'good kept running, the same process');
+        const hooks = await testHooks();
+        hooks.setPrompter(addsGoodServer());
+        try {
+          assert.equal(await vscode.commands.executeCommand<string | undefined>('mcpHost.addServer'), undefined);
+        } finally {
+          hooks.setPrompter(undefined);
+        }
+        assert.ok(fs.statSync(mcpJsonPath).isDirectory(), 'nothing was written in its place');
+      } finally {
+        fs.rmSync(mcpJsonPath, { recursive: true, force: true });
+        fs.writeFileSync(mcpJsonPath, originalMcpJson);
+      }
+    } finally {
+      if (previous === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = previous;
+      fs.rmSync(cursorFile, { recursive: true, force: true });
+      fs.writeFileSync(cursorFile, cursorText);
+      fs.rmSync(home, { recursive: true, force: true });
+      await vscode.workspace.getConfiguration('mcpHost').update('otherHosts', ['cursor'], vscode.ConfigurationTarget.Global);
+      await api.controller.reload();
+      await waitFor(() => problemsOf(cursorFile).length === 0 && problemsOf(claudeFile).length === 0 && problemsOf(mcpJsonPath).length === 0, 'the files read again, no problem left');
+    }
+    // As the tests after this one expect it.
+    await waitForState(api, 'cursor-good', 'running');
+  });
+
   it('a malformed file next to a good one: the error names file, line and field, in the Problems view; the others run', async () => {
     const bad = path.join(folder(), '.mcp.json');
     fs.writeFileSync(bad, '{\n  "mcpServers": {\n    "half": { "command": "node", "args": "not-an-array" },\n    "ok": { "command": ' + JSON.stringify(node) + ', "args": [' + JSON.stringify(path.join(FIXTURES, 'good-server.mjs')) + '] }\n  }\n}\n');
@@ -161,14 +222,25 @@ describe('configuration and lifecycle', function () {
     const goodPid = pidOf(good)!;
     // Ours only: VS Code's JSON language features may report the same file when it is open.
     const problemsOf = () => vscode.languages.getDiagnostics(vscode.Uri.file(mcpJsonPath)).filter((d) => d.source === 'MCP Host');
+    // An entry that cannot start stays in the tree, in error, while the file is broken.
+    const withBrokenEntry = originalMcpJson.replace(/"servers": \{/, '"servers": {\n    "bad-command": { "type": "stdio", "command": 42 },');
     try {
-      fs.writeFileSync(mcpJsonPath, originalMcpJson.replace(/\}\s*$/, '').replace(/"good": \{/, '"good": {,'));
-      const diagnostics = await waitFor(() => (problemsOf().length > 0 ? problemsOf() : undefined), 'a diagnostic for mcp.json');
-      assert.match(diagnostics[0].message, /JSON syntax error: .*its servers keep running as configured at its last valid save/);
+      fs.writeFileSync(mcpJsonPath, withBrokenEntry);
+      await waitForState(api, 'bad-command', 'error');
+      fs.writeFileSync(mcpJsonPath, withBrokenEntry.replace(/\}\s*$/, '').replace(/"good": \{/, '"good": {,'));
+      const syntaxError = await waitFor(() => problemsOf().find((d) => d.message.startsWith('JSON syntax error')), 'a syntax error diagnostic for mcp.json');
+      assert.match(syntaxError.message, /JSON syntax error: .*its servers keep running as configured at its last valid save/);
       // A later reload sees the same file: still nothing stops.
       await api.controller.reload();
       assert.equal(pidOf(api.controller.registry.findByName('good')), goodPid, 'the server kept its process');
       assert.equal(api.controller.registry.findByName('missing')?.state.kind, 'error', 'the file\'s other servers are still there');
+      assert.equal(api.controller.registry.findByName('bad-command')?.state.kind, 'error', 'the broken entry is still there, in error');
+      // Diagnose does not call the configuration valid: what runs is not what the file says now.
+      const diagnosis = await vscode.commands.executeCommand<DiagnoseResult | undefined>('mcpHost.diagnoseServer', 'good');
+      const configLine = diagnosis?.report.checks.find((c) => c.id === 'config');
+      assert.equal(configLine?.status, 'warn', JSON.stringify(configLine));
+      assert.match(configLine?.detail ?? '', /mcp\.json:\d+: JSON syntax error: .*its servers keep running as configured at its last valid save/);
+      assert.match(configLine?.fix ?? '', /^Fix the JSON syntax at .*mcp\.json:\d+/);
       // Add Server does not write into the broken file (its server would never appear).
       const broken = fs.readFileSync(mcpJsonPath, 'utf8');
       const person = addsGoodServer();

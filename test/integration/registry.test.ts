@@ -130,4 +130,38 @@ describe('MCP registry: Browse Servers… and Check for Updates', function () {
       hooks.setPrompter(undefined);
     }
   });
+
+  it('Add leaves an mcp.json with a syntax error alone before any question, and stores and writes nothing when the file changes while the secret is typed', async () => {
+    const hooks = await testHooks();
+    // SecretStorage as the extension holds it: the test reads it, it does not go through the API.
+    const secrets = (api.controller as unknown as { context: vscode.ExtensionContext }).context.secrets;
+    const key = api.controller.inputKey(mcpJsonPath, 'everything-with-key.EVERYTHING_API_KEY');
+    const addsEverything = () => new ScriptedPerson().once('browse.server', /Everything \(with a key\)/).once('browse.target', /workspace/);
+    try {
+      const broken = originalMcpJson.replace(/"servers": \{/, '"servers": {,');
+      fs.writeFileSync(mcpJsonPath, broken);
+      const first = addsEverything();
+      hooks.setPrompter(first);
+      assert.equal(await vscode.commands.executeCommand('mcpHost.browseServers', { query: 'everything' }), undefined);
+      assert.equal(first.questions('input:everything-with-key.EVERYTHING_API_KEY').length, 0, 'no secret asked');
+      assert.equal(fs.readFileSync(mcpJsonPath, 'utf8'), broken, 'the broken file is left as it was');
+
+      fs.writeFileSync(mcpJsonPath, originalMcpJson);
+      const edited = originalMcpJson.replace(/\/\/ Fixture workspace/, '// Fixture workspace (edited while Add asked)');
+      const secret = 'ek-meanwhile-51c0d2';
+      const second = addsEverything().once('input:everything-with-key.EVERYTHING_API_KEY', () => {
+        fs.writeFileSync(mcpJsonPath, edited);
+        return secret;
+      });
+      hooks.setPrompter(second);
+      assert.equal(await vscode.commands.executeCommand('mcpHost.browseServers', { query: 'everything' }), undefined);
+      assert.equal(second.questions('input:everything-with-key.EVERYTHING_API_KEY').length, 1, 'the secret was asked');
+      assert.equal(fs.readFileSync(mcpJsonPath, 'utf8'), edited, 'the edit is kept: no entry written over it');
+      assert.notEqual(await secrets.get(key), secret, 'the secret was not stored');
+    } finally {
+      hooks.setPrompter(undefined);
+      fs.writeFileSync(mcpJsonPath, originalMcpJson);
+      await api.controller.reload();
+    }
+  });
 });

@@ -395,6 +395,19 @@ describe('doctor: diagnoseServer', () => {
     assert.match(handshake.detail, /First stderr lines: good-server: started/);
   });
 
+  test('a file with a JSON syntax error now: the config line warns (as at its last valid save, the error and line), the other checks still run', async () => {
+    const def: ServerDefinition = { type: 'stdio', name: 'good', command: process.execPath, args: [fixture('good-server.mjs')], env: {}, source: source('/w/.vscode/mcp.json') };
+    const unappliedFile = { message: 'JSON syntax error: a comma is missing. Changes to this file are not applied until it is fixed; its servers keep running as configured at its last valid save.', line: 12 };
+    const report = await diagnoseServer({ name: 'good', source: def.source, definition: def, unappliedFile }, environment());
+    const config = report.checks[0];
+    assert.equal(config.status, 'warn');
+    assert.match(config.detail, /^\/w\/\.vscode\/mcp\.json:12: JSON syntax error: a comma is missing\. .* This server is stdio\.$/);
+    assert.match(config.fix ?? '', /^Fix the JSON syntax at \/w\/\.vscode\/mcp\.json:12; until then the checks below are of the file as at its last valid save\.$/);
+    assert.equal(report.verdict, 'warn');
+    assert.deepEqual(report.checks.map((c) => c.id), ['config', 'variables', 'command', 'cwd', 'envFile', 'handshake']);
+    assert.equal(report.checks.at(-1)!.status, 'pass');
+  });
+
   test('an untrusted workspace\'s server: nothing is started, fetched or sent; the static checks still run', async () => {
     let requests = 0;
     const listener = http.createServer((_req, res) => {

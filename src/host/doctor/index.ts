@@ -68,6 +68,18 @@ function configCheck(subject: DoctorSubject): DoctorCheck {
   }
   const registry = subject.definition.registry;
   const from = registry ? `; registry: ${registry.name}@${registry.version} (${registry.registry})` : '';
+  const unapplied = subject.unappliedFile;
+  if (unapplied) {
+    // A syntax error has a line; a file that cannot be read has none.
+    const fix = unapplied.line !== undefined ? `Fix the JSON syntax at ${file}:${unapplied.line}` : `Make ${file} readable again`;
+    return {
+      id: 'config',
+      title,
+      status: 'warn',
+      detail: `${file}${unapplied.line !== undefined ? `:${unapplied.line}` : ''}: ${unapplied.message} This server is ${subject.definition.type}${from}.`,
+      fix: `${fix}; until then the checks below are of the file as at its last valid save.`,
+    };
+  }
   return { id: 'config', title, status: 'pass', detail: `Read from ${file} (${subject.definition.type})${from}.` };
 }
 

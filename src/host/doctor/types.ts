@@ -34,6 +34,8 @@ export interface DoctorSubject {
   readonly source: ConfigSource;
   readonly definition?: ServerDefinition;
   readonly problem?: { readonly message: string; readonly field?: string; readonly line?: number };
+  /** Why the file is not applied as it is now (a JSON syntax error): the definition is that of its last valid save. */
+  readonly unappliedFile?: { readonly message: string; readonly line?: number };
 }
 
 /**
