@@ -91,6 +91,8 @@ export function flavourFromArgs() {
 /**
  * Runs named steps in order, printing each and a final "N passed, N failed" line.
  * `options.settings`: user settings added to the quiet ones (e.g. a user-level server).
+ * `options.after`: puts back what the scenario wrote into the demo workspace, when it ends (also in
+ * a workbench shared with other scenarios, which run after it).
  */
 export async function scenario(name, flavour, body, options = {}) {
   // Registered instead of run when test/e2e/shared-workbench.mjs imports the file, to run it in
@@ -102,7 +104,7 @@ export async function scenario(name, flavour, body, options = {}) {
   }
   const { failed } = await inWorkbench(name, flavour, options.settings, async (session) => {
     console.log(`${name} on VS Code ${session.server.info.vscode}`);
-    await session.run(name, body);
+    await session.run(name, body, '', options.after);
   });
   process.exit(failed ? 1 : 0);
 }
@@ -119,10 +121,10 @@ export async function scenariosInOneWorkbench(scenarios, flavour, { failedBefore
   const names = scenarios.map((s) => s.name);
   const { failed } = await inWorkbench(names.join('+'), flavour, settings, async (session) => {
     console.log(`${names.join(', ')} on VS Code ${session.server.info.vscode}, in one workbench`);
-    for (const [i, { name, body }] of scenarios.entries()) {
+    for (const [i, { name, body, options }] of scenarios.entries()) {
       console.log(`${name}:`);
       if (i > 0) await session.clear(`after ${names[i - 1]}`);
-      await session.run(name, body, `${name} › `);
+      await session.run(name, body, `${name} › `, options.after);
     }
   }, failedBefore);
   process.exit(failed ? 1 : 0);
@@ -162,8 +164,8 @@ async function inWorkbench(name, flavour, settings, use, failedBefore = 0) {
     const shot = join(RESULTS, `failed-${shotName.replace(/\W+/g, '-')}-${flavour}.png`);
     await currentPage?.screenshot({ path: shot }).then(() => console.log(`    screenshot: ${shot}`), () => undefined);
   };
-  /** Runs one scenario's body; a failed step ends that scenario. */
-  const run = async (scenarioName, body, prefix = '') => {
+  /** Runs one scenario's body, then its `after`; a failed step ends that scenario. */
+  const run = async (scenarioName, body, prefix = '', after = undefined) => {
     let stepFailed = false;
     const step = async (title, fn) => {
       const started = Date.now();
@@ -181,6 +183,11 @@ async function inWorkbench(name, flavour, settings, use, failedBefore = 0) {
       await body({ page: currentPage, step, flavour, server });
     } catch (err) {
       if (!stepFailed) await fail(`${prefix}${scenarioName}`, err, scenarioName);
+    }
+    try {
+      await after?.();
+    } catch (err) {
+      await fail(`${prefix}putting back what ${scenarioName} wrote`, err, scenarioName);
     }
   };
   /** Clears the workbench for the next scenario; failing that, loads the page afresh. */

@@ -23,7 +23,7 @@ function restoreDemoSettings() {
   if (originalSettings === undefined) rmSync(DEMO_SETTINGS, { force: true });
   else writeFileSync(DEMO_SETTINGS, originalSettings);
 }
-// scenario() ends the process itself, so the settings are put back on exit.
+// Put back when the scenario ends (`after`), and on exit should it never end.
 process.on('exit', restoreDemoSettings);
 
 
@@ -138,5 +138,6 @@ await scenario(
     }
   },
   // VS Code's own MCP layer (MCP: List Servers) is among its AI features, which QUIET_SETTINGS turns off.
-  { settings: flavour === 'new' ? { 'chat.disableAIFeatures': false } : {} },
+  // In a shared workbench (scripts/test-vscode.mjs), the scenarios beside this one get it too.
+  { settings: flavour === 'new' ? { 'chat.disableAIFeatures': false } : {}, after: restoreDemoSettings },
 );

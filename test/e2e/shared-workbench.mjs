@@ -2,8 +2,10 @@
 // Runs browser end-to-end scenarios one after the other in one VS Code and one workbench, cleared
 // between them (see scenariosInOneWorkbench in lib.mjs): each file registers its scenario instead
 // of starting its own VS Code. The workbench gets the settings of every scenario (a user-level
-// server, a registry, AI features): two that set one key differently cannot share it. A file that
-// writes into the demo workspace must put it back before its scenario ends.
+// server, a registry, AI features): two that set one key differently cannot share it, and each
+// runs with the others' too (on 1.139 the insight and registry screenshots then show VS Code's chat
+// controls, which share turns on). A file that writes into the demo workspace puts it back when its
+// scenario ends (its try/finally, or the scenario's `after`).
 //   node test/e2e/shared-workbench.mjs --flavour old|new tree.e2e.mjs resource.e2e.mjs ...
 import { flavourFromArgs, scenariosInOneWorkbench } from './lib.mjs';
 
