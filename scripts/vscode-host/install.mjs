@@ -240,12 +240,17 @@ async function installOld(info) {
 }
 
 /**
- * code-server 4.139.1: its own post-install works offline with Node 24 on PATH and its headers.
- * @param {import('./flavours.mjs').FlavourInfo} info @param {string} node24Dir
+ * code-server 4.139.1: fetched without running anything while Node 24 downloads (`node24` resolves
+ * to its folder), then its own post-install (lib/vscode's and the built-in extensions'
+ * dependencies, built for Node 24; it works offline with Node 24 on PATH and its headers) and
+ * argon2's check of its prebuilt binary, as `npm install` would have run them.
+ * @param {import('./flavours.mjs').FlavourInfo} info @param {Promise<string>} node24
  */
-async function installNew(info, node24Dir) {
+async function installNew(info, node24) {
+  await run('npm', ['install', '--no-save', '--ignore-scripts', '--no-package-lock', `code-server@${info.codeServer}`], { cwd: info.dir, env: npmEnv({ nodedir: machineNodedir() }), tag: 'new' });
+  const node24Dir = await node24;
   const env = npmEnv({ nodedir: node24Dir, pathPrefix: join(node24Dir, 'bin') });
-  await run('npm', ['install', '--no-save', '--no-package-lock', `code-server@${info.codeServer}`], { cwd: info.dir, env, tag: 'new' });
+  await run('npm', ['rebuild', 'argon2', 'code-server'], { cwd: info.dir, env, tag: 'new' });
 }
 
 /**
@@ -281,13 +286,14 @@ async function ensureFlavour(flavour, force) {
     return;
   }
   const t = Date.now();
-  let node24Dir = null;
-  if (flavour === 'new') node24Dir = await ensureNode24(force);
+  // Node 24 (the new flavour's) downloads while code-server does.
+  const node24 = flavour === 'new' ? ensureNode24(force) : undefined;
+  node24?.catch(() => undefined);
   log(`${flavour}: installing code-server@${info.codeServer} (VS Code ${info.vscode}) into ${info.dir}`);
   rmSync(info.dir, { recursive: true, force: true });
   makeNpmFolder(info.dir, `vscode-test-host-${flavour}`);
   if (flavour === 'old') await installOld(info);
-  else await installNew(info, /** @type {string} */ (node24Dir));
+  else await installNew(info, /** @type {Promise<string>} */ (node24));
   const version = verify(info);
   writeMarker(info.dir, { codeServer: info.codeServer, vscode: info.vscode, node: info.node });
   log(`${flavour}: done in ${secs(t)} (server reports ${version})`);
