@@ -497,14 +497,17 @@ export async function chooseCommand(page, title, opts = {}) {
   const timeout = opts.timeoutMs ?? 15_000;
   const widget = page.locator('.quick-input-widget');
   const input = widget.locator('input.input');
-  const rows = widget.locator(opts.byKeyboard ? '.quick-input-list .monaco-list-row.focused' : '.quick-input-list .monaco-list-row', { hasText: title });
+  // The command of exactly this title ("View: Close All Editors", not "… in Group", which a recent use could list first).
+  const rows = widget
+    .locator(opts.byKeyboard ? '.quick-input-list .monaco-list-row.focused' : '.quick-input-list .monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: exactly(title) }) });
   const row = rows.first();
   // The palette closes when something else takes the focus (VS Code reveals a server's output panel
   // a moment after its MCP: Start Server); a person then opens it again.
   for (let attempt = 1; ; attempt++) {
-    await page.keyboard.press('F1');
-    await widget.waitFor({ state: 'visible', timeout });
     try {
+      await page.keyboard.press('F1');
+      await widget.waitFor({ state: 'visible', timeout });
       await input.fill('>' + title, { timeout: 5_000 });
       await row.waitFor({ state: 'visible', timeout });
       if (opts.byKeyboard) await page.keyboard.press('Enter');
@@ -548,10 +551,14 @@ export async function openViewContainer(page, title, timeout = 15_000) {
  * @param {import('playwright-core').Page} page @param {string} label
  */
 export function treeItem(page, label) {
-  const exact = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
   return page
     .locator('.part.sidebar .monaco-list-row[role="treeitem"]')
-    .filter({ has: page.locator('.label-name', { hasText: exact }) });
+    .filter({ has: page.locator('.label-name', { hasText: exactly(label) }) });
+}
+
+/** A RegExp that matches the whole of `text`, and nothing else. @param {string} text */
+function exactly(text) {
+  return new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 }
 
 /**
