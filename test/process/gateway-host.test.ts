@@ -229,3 +229,67 @@ describe("the gateway: a server's questions go to the one that can have caused t
     assert.notEqual(fallen.isError, true);
   });
 });
+
+describe('the gateway keeps a bounded number of sessions per server', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-host-cap-'));
+  const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'workspace', workspaceFolder: dir };
+  const def: ServerDefinition = { type: 'stdio', name: 'good', command: process.execPath, args: [fixture('good-server.mjs')], env: {}, source };
+  const gateway = new Gateway({ maxSessionsPerServer: 3 });
+  const server = new ServerConnection(def, serverId(def), def.name, source, testEnvironment([]));
+
+  before(async () => {
+    await gateway.listen();
+    await server.start();
+    gateway.share(server);
+  });
+
+  after(async () => {
+    await gateway.close();
+    await server.stop();
+    server.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const headers = () => ({ 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${gateway.token}` });
+
+  async function newSession(): Promise<string> {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } };
+    const res = await fetch(gateway.urlOf('good'), { method: 'POST', headers: headers(), body: JSON.stringify(init) });
+    assert.equal(res.status, 200);
+    await res.text();
+    return res.headers.get('mcp-session-id')!;
+  }
+
+  async function ping(session: string): Promise<number> {
+    const res = await fetch(gateway.urlOf('good'), { method: 'POST', headers: { ...headers(), 'Mcp-Session-Id': session }, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }) });
+    await res.text();
+    return res.status;
+  }
+
+  test('a fourth session of three allowed ends the one unused longest (its client gets 404); the others and the new one work', async () => {
+    const [first, second, third] = [await newSession(), await newSession(), await newSession()];
+    // The second is now the one unused longest.
+    assert.equal(await ping(first), 200);
+    assert.equal(await ping(third), 200);
+    const fourth = await newSession();
+    assert.equal(await ping(second), 404, 'the session unused longest was ended');
+    for (const session of [first, third, fourth]) assert.equal(await ping(session), 200);
+  });
+
+  test('one whose client has its stream open outlasts an idle one unused for longer', async () => {
+    const sessions = [await newSession(), await newSession(), await newSession()];
+    // The first opens its GET stream (as VS Code does) and then goes quiet; the second is idle.
+    const controller = new AbortController();
+    const stream = await fetch(gateway.urlOf('good'), { headers: { ...headers(), 'Mcp-Session-Id': sessions[0] }, signal: controller.signal });
+    assert.equal(stream.status, 200);
+    try {
+      assert.equal(await ping(sessions[1]), 200);
+      assert.equal(await ping(sessions[2]), 200);
+      await newSession();
+      assert.equal(await ping(sessions[1]), 404, 'the idle one was ended');
+      assert.equal(await ping(sessions[0]), 200, 'the one with its stream open was kept');
+    } finally {
+      controller.abort();
+    }
+  });
+});

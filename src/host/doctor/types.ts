@@ -34,7 +34,7 @@ export interface DoctorSubject {
   readonly source: ConfigSource;
   readonly definition?: ServerDefinition;
   readonly problem?: { readonly message: string; readonly field?: string; readonly line?: number };
-  /** Why the file is not applied as it is now (a JSON syntax error): the definition is that of its last valid save. */
+  /** Why the file is not applied as it is now (a JSON syntax error, or it cannot be read): the definition is that of its last valid save. */
   readonly unappliedFile?: { readonly message: string; readonly line?: number };
 }
 

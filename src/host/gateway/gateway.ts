@@ -25,7 +25,17 @@ export interface GatewayOptions {
   maxBodyBytes?: number;
   /** Tools a person disabled: left out of tools/list and refused when called. */
   isToolDisabled?(server: string, tool: string): boolean;
+  /** Sessions kept per shared server; a new one past it ends the one unused longest. Default DEFAULT_MAX_SESSIONS_PER_SERVER. */
+  maxSessionsPerServer?: number;
 }
+
+/**
+ * A client that goes without DELETE (a window reloaded, a process killed) leaves its session
+ * behind; each keeps its state until the gateway closes. Past this many per server, a new session
+ * ends the one unused longest, idle ones first; its client gets 404 and, as the transport asks of
+ * it, starts a new one.
+ */
+export const DEFAULT_MAX_SESSIONS_PER_SERVER = 32;
 
 /** A new random token (32 bytes, URL-safe), as each window and `mcp-host serve` make one. */
 export function newGatewayToken(): string {
@@ -207,6 +217,18 @@ export class Gateway implements Disposable {
     await session.receive(message, res);
   }
 
+  /** Ends the sessions of the new one's server past maxSessionsPerServer (never the new one): idle ones first, then the longest unused. */
+  private endSessionsPastCap(added: GatewaySession): void {
+    const max = Math.max(1, this.options.maxSessionsPerServer ?? DEFAULT_MAX_SESSIONS_PER_SERVER);
+    const others = [...this.sessions.values()].filter((s) => s.serverName === added.serverName && s !== added);
+    if (others.length < max) return;
+    others.sort((a, b) => Number(b.idle) - Number(a.idle) || a.lastUsed - b.lastUsed);
+    for (const session of others.slice(0, others.length - max + 1)) {
+      session.close();
+      this.sessions.delete(session.id);
+    }
+  }
+
   private initialize(res: http.ServerResponse, entry: SharedServer, id: string | number | undefined, params: unknown): void {
     const state = entry.connection.state;
     if (state.kind !== 'running') return respondError(res, 503, id, ErrorCode.InternalError, `server "${entry.name}" is not running (${state.kind})`);
@@ -215,6 +237,7 @@ export class Gateway implements Disposable {
     const clientInfo = isRecord(p.clientInfo) && typeof p.clientInfo.name === 'string' ? p.clientInfo.name.replace(/[\u0000-\u001f\u007f]/g, '').slice(0, 80) : 'unknown client';
     const session = new GatewaySession(randomUUID(), entry.name, entry.connection, version, clientInfo, isRecord(p.capabilities) ? p.capabilities : {}, this.options.isToolDisabled);
     this.sessions.set(session.id, session);
+    this.endSessionsPastCap(session);
     const result = {
       protocolVersion: version,
       capabilities: state.capabilities,

@@ -34,6 +34,8 @@ export class GatewaySession {
   private closed = false;
   /** Calls of this session sent to the server and not yet answered (Gateway.causingSession). */
   relaying = 0;
+  /** When the client last sent something or opened its stream (performance.now()). */
+  lastUsed = performance.now();
 
   constructor(
     readonly id: string,
@@ -46,7 +48,13 @@ export class GatewaySession {
     private readonly isToolDisabled?: (server: string, tool: string) => boolean,
   ) {}
 
+  /** Nothing of it under way: no call in flight, no stream open (a client gone without DELETE looks so). */
+  get idle(): boolean {
+    return this.inFlight.size === 0 && this.standalone === undefined;
+  }
+
   async receive(message: Record<string, unknown>, res: http.ServerResponse): Promise<void> {
+    this.lastUsed = performance.now();
     const method = typeof message.method === 'string' ? message.method : undefined;
     const id = message.id as Id | undefined;
     if (method === undefined) {
@@ -77,6 +85,7 @@ export class GatewaySession {
       res.writeHead(409).end();
       return;
     }
+    this.lastUsed = performance.now();
     res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache', Connection: 'keep-alive' });
     res.flushHeaders();
     this.standalone = res;
