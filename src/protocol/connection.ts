@@ -44,6 +44,10 @@ import {
   type RequestOptions,
 } from './connectionTypes';
 import { IncomingMessages } from './incoming';
+import { WarningRate } from '../util/warningRate';
+
+/** Warnings a second about a peer's messages that are dropped (see Connection.protocolWarning). */
+export const PROTOCOL_WARNINGS_PER_SECOND = 10;
 
 export * from './connectionTypes';
 
@@ -98,6 +102,8 @@ export class JsonRpcConnection implements Disposable {
   /** The peer's requests and notifications (incoming.ts). */
   private readonly incoming: IncomingMessages;
   private readonly onCloseEmitter = new Emitter<TransportCloseInfo>();
+  /** See protocolWarning. */
+  private protocolWarnings: WarningRate | undefined;
   private readonly subscriptions: Disposable[] = [];
   private nextId = 1;
   private closeInfo: TransportCloseInfo | undefined;
@@ -428,7 +434,21 @@ export class JsonRpcConnection implements Disposable {
     return pending;
   }
 
+  /**
+   * A warning about a message of the peer that is dropped (not JSON-RPC, an answer to no request):
+   * at most PROTOCOL_WARNINGS_PER_SECOND a second, the rest counted in one (a server can send them
+   * as fast as it likes). The limiter is made at the first such message.
+   */
+  private protocolWarning(message: () => string): void {
+    this.protocolWarnings ??= new WarningRate(PROTOCOL_WARNINGS_PER_SECOND, (skipped) =>
+      this.logger.warn(`[${this.options.label}] dropped or ignored ${skipped} more message${skipped === 1 ? '' : 's'} of that kind (at most ${PROTOCOL_WARNINGS_PER_SECOND} such warnings a second)`),
+    );
+    if (this.protocolWarnings.admit()) this.logger.warn(`[${this.options.label}] ${message()}`);
+  }
+
   private handleIncoming(value: unknown, textLength: number | undefined): void {
+    // The count of the warnings not given in a second that is over, with what comes next.
+    if (this.protocolWarnings?.pending) this.protocolWarnings.roll();
     // Performance: the usual message's text is too short to nest too deep; no walk then.
     if ((textLength === undefined || textLength >= SHORTEST_TOO_DEEP_TEXT) && nestsDeeperThan(value)) {
       this.refuseTooDeep(value);
@@ -463,7 +483,7 @@ export class JsonRpcConnection implements Disposable {
   private handleOther(value: unknown): void {
     if (Array.isArray(value)) {
       if (value.length === 0) {
-        this.logger.warn(`[${this.options.label}] dropped an empty JSON-RPC batch`);
+        this.protocolWarning(() => 'dropped an empty JSON-RPC batch');
         return;
       }
       for (const member of value) this.handleOne(member);
@@ -488,7 +508,7 @@ export class JsonRpcConnection implements Disposable {
         this.handleNotification(classified.message);
         return;
       case 'invalid':
-        this.logger.warn(`[${this.options.label}] dropped a message that is not valid JSON-RPC (${classified.reason}): ${excerpt(value)}`);
+        this.protocolWarning(() => `dropped a message that is not valid JSON-RPC (${classified.reason}): ${excerpt(value)}`);
         return;
     }
   }
@@ -496,7 +516,7 @@ export class JsonRpcConnection implements Disposable {
   private handleResult(message: JsonRpcResultResponse): void {
     const pending = typeof message.id === 'number' ? this.settle(message.id) : undefined;
     if (!pending) {
-      this.logger.warn(`[${this.options.label}] ignored a response to unknown or already settled request id ${JSON.stringify(message.id)}`);
+      this.protocolWarning(() => `ignored a response to unknown or already settled request id ${excerpt(JSON.stringify(message.id))}`);
       return;
     }
     if (!pending.resultSchema) {
@@ -528,10 +548,7 @@ export class JsonRpcConnection implements Disposable {
     const id = message.id;
     const pending = typeof id === 'number' ? this.settle(id) : undefined;
     if (!pending) {
-      this.logger.warn(
-        `[${this.options.label}] error response for unknown or already settled request id ${JSON.stringify(id ?? null)}: ` +
-          `${message.error.code} ${message.error.message}`,
-      );
+      this.protocolWarning(() => `error response for unknown or already settled request id ${excerpt(JSON.stringify(id ?? null))}: ${message.error.code} ${excerpt(message.error.message)}`);
       return;
     }
     pending.reject(new RemoteError(pending.method, message.error.code, message.error.message, message.error.data));
@@ -579,6 +596,7 @@ export class JsonRpcConnection implements Disposable {
   private handleClose(info: TransportCloseInfo): void {
     if (this.closeInfo) return;
     this.closeInfo = info;
+    this.protocolWarnings?.flush();
     const pending = [...this.pending.values()];
     for (const p of pending) {
       this.settle(p.id);

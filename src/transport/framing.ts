@@ -15,6 +15,7 @@ import { errorMessage } from '../util/errorMessage';
 import { escapedChar } from '../util/serverText';
 import { CR, LF, LineSplitter, type OversizeLineInfo } from './lineSplitter';
 import { DEFAULT_LIMIT_HINT, decodeUtf8Prefix, refusedMessageStart, trailingId } from './refusedMessage';
+import { WarningRate } from '../util/warningRate';
 
 export { LineSplitter, type LineSplitterOptions, type OversizeLineInfo } from './lineSplitter';
 export { DEFAULT_LIMIT_HINT, decodeUtf8Prefix, oversizeNotice, refusedMessageStart, trailingId } from './refusedMessage';
@@ -91,10 +92,8 @@ export class LineDecoder {
   readonly maxMessageBytes: number;
   /** A refused response whose id was not in its first bytes: look at its last ones when it ends. */
   private idAtEnd = false;
-  /** The rate limit of not-JSON warnings: this second's start, its warnings, the lines not warned of. */
-  private notJsonWindowStart = Number.NEGATIVE_INFINITY;
-  private notJsonInWindow = 0;
-  private notJsonSkipped = 0;
+  /** At most NOT_JSON_WARNINGS_PER_SECOND not-JSON warnings; the lines over that are counted. */
+  private readonly notJsonWarnings: WarningRate;
   private readonly now: () => number;
   /** The stream's name in warnings. */
   private readonly source: string;
@@ -106,6 +105,14 @@ export class LineDecoder {
     this.maxMessageBytes = opts.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.now = opts.now ?? (() => performance.now());
     this.source = opts.source ?? 'stdout';
+    this.notJsonWarnings = new WarningRate(
+      NOT_JSON_WARNINGS_PER_SECOND,
+      (skipped) =>
+        this.opts.onWarning({
+          message: `Ignored ${skipped} more line${skipped === 1 ? '' : 's'} on ${this.source} that ${skipped === 1 ? 'is' : 'are'} not JSON (at most ${NOT_JSON_WARNINGS_PER_SECOND} such warnings a second)`,
+        }),
+      this.now,
+    );
     this.splitter = new LineSplitter({
       maxLineBytes: this.maxMessageBytes,
       onLine: (line) => this.decode(line, 0, line.length),
@@ -131,7 +138,7 @@ export class LineDecoder {
     const onTurnOver = this.opts.onTurnOver;
     let turnOver = false;
     // Lines not warned of are counted in a warning once their second is over, with what comes next.
-    if (this.notJsonSkipped !== 0) this.rollWindow(this.now());
+    if (this.notJsonWarnings.pending) this.notJsonWarnings.roll();
     while (start < length) {
       const nl = chunk.indexOf(LF, start);
       try {
@@ -224,33 +231,15 @@ export class LineDecoder {
    * over that are counted and said in one warning when the next second's first comes, or at the end.
    */
   private notJson(why: string, buf: Buffer, start: number, end: number): void {
-    this.rollWindow(this.now());
-    if (this.notJsonInWindow >= NOT_JSON_WARNINGS_PER_SECOND) {
-      this.notJsonSkipped++;
-      return;
-    }
-    this.notJsonInWindow++;
+    if (!this.notJsonWarnings.admit()) return;
     // Enough bytes for the excerpt's characters (at most 4 bytes each), not the whole line.
     const shown = decodeUtf8Prefix(buf.subarray(start, end), WARNING_EXCERPT_CHARS * 4 + 4);
     this.opts.onWarning({ message: `Ignored a line on ${this.source} that is not JSON (${formatBytes(end - start)}): ${why}`, excerpt: excerpt(shown) });
   }
 
-  /** A new second of the rate limits begins when the last one is over. */
-  private rollWindow(now: number): void {
-    if (now - this.notJsonWindowStart < 1000) return;
-    this.flushWarnings();
-    this.notJsonWindowStart = now;
-    this.notJsonInWindow = 0;
-  }
-
-  /** Says how many lines were not warned of, if any (their second is over, or the stream ended or was destroyed). */
+  /** Says how many lines were not warned of, if any (the stream ended or was destroyed). */
   flushWarnings(): void {
-    const skipped = this.notJsonSkipped;
-    if (skipped === 0) return;
-    this.notJsonSkipped = 0;
-    this.opts.onWarning({
-      message: `Ignored ${skipped} more line${skipped === 1 ? '' : 's'} on ${this.source} that ${skipped === 1 ? 'is' : 'are'} not JSON (at most ${NOT_JSON_WARNINGS_PER_SECOND} such warnings a second)`,
-    });
+    this.notJsonWarnings.flush();
   }
 
   private onOversize(info: OversizeLineInfo): void {

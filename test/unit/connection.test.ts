@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { z } from 'zod';
-import { JsonRpcConnection } from '../../src/protocol/connection';
+import { JsonRpcConnection, PROTOCOL_WARNINGS_PER_SECOND } from '../../src/protocol/connection';
 import {
   ConnectionClosedError,
   ErrorCode,
@@ -120,6 +120,25 @@ describe('JsonRpcConnection', () => {
     const dropped = logger.lines.filter((l) => l.includes('not valid JSON-RPC'));
     assert.equal(dropped.length, 3);
     assert.ok(dropped.every((l) => l.includes("server 'test'")));
+  });
+
+  test('a flood of dropped messages: ten warnings a second, the rest counted in one (said when the connection closes)', () => {
+    const { transport, logger } = setup();
+    for (let i = 0; i < 15; i++) transport.receive({ hello: i });
+    for (let i = 0; i < 10; i++) transport.receive({ jsonrpc: '2.0', id: 1000 + i, result: {} });
+    transport.receive({ jsonrpc: '2.0', id: 'x'.repeat(10_000), error: { code: 1, message: 'y'.repeat(10_000) } });
+    const warned = () => logger.lines.filter((l) => l.startsWith('warn: '));
+    assert.equal(warned().length, PROTOCOL_WARNINGS_PER_SECOND, 'ten within the second');
+    assert.ok(warned().every((l) => l.includes('not valid JSON-RPC')));
+    transport.simulateClose();
+    assert.match(warned().at(-1)!, /^warn: \[server 'test'\] dropped or ignored 16 more messages of that kind \(at most 10 such warnings a second\)$/);
+  });
+
+  test('a response to an unknown id is logged bounded: a huge id and error message are cut', () => {
+    const { transport, logger } = setup();
+    transport.receive({ jsonrpc: '2.0', id: 'x'.repeat(10_000), error: { code: 1, message: 'y'.repeat(10_000) } });
+    const line = logger.lines.find((l) => l.includes('error response for unknown or already settled request id'));
+    assert.ok(line && line.length < 600, `bounded: ${line?.length}`);
   });
 
   test('a batch is taken apart and each member handled', async () => {
