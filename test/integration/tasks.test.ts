@@ -8,6 +8,7 @@ import type { CallToolResult } from '../../src/protocol/schemas';
 import type { TreeNode } from '../../src/vscode/serverTree';
 import type { ToolsTestHook } from '../../src/vscode/usage/tools';
 import { activateExtension, server, waitFor, waitForState } from './helpers';
+import { ScriptedPerson, testHooks } from './usagePrompter';
 
 const TOOL = 'simulate-research-query';
 type TaskNode = Extract<TreeNode, { kind: 'task' }>;
@@ -87,5 +88,31 @@ describe('Tasks: Run Tool on a task tool, and the Tasks node', function () {
     // The server agrees: the task is cancelled there too.
     const task = await server(api, 'everything').getTask(row.task.taskId!);
     assert.equal(task.status, 'cancelled');
+  });
+
+  it('Cancel Task from the palette with two running: the person picks one (through the prompter, as every picker); the other runs on', async () => {
+    const first = run('first of two');
+    const second = run('second of two');
+    const rows = await waitFor(() => {
+      const running = taskNodes().filter((n) => n.task.running && n.task.taskId);
+      return running.length === 2 ? running : undefined;
+    }, 'two running task rows');
+    const person = new ScriptedPerson().once('task.cancel', (q) =>
+      q.method === 'pick' ? q.items.find((i) => (i as unknown as { run: { key: string } }).run.key === rows[1].task.key) : undefined,
+    );
+    const hooks = await testHooks();
+    hooks.setPrompter(person);
+    try {
+      await vscode.commands.executeCommand('mcpHost.cancelTask');
+    } finally {
+      hooks.setPrompter(undefined);
+    }
+    const asked = person.questions('task.cancel')[0];
+    assert.equal(asked?.method === 'pick' ? asked.items.length : 0, 2, 'both running tasks offered');
+    const cancelled = rows[1].task.key;
+    const [a, b] = await Promise.all([first, second]);
+    assert.equal([a, b].filter((r) => r === undefined).length, 1, 'one run was cancelled, the other finished');
+    assert.equal(taskNodes().find((n) => n.task.key === cancelled)?.task.status, 'cancelled');
+    assert.equal(taskNodes().find((n) => n.task.key === rows[0].task.key)?.task.status, 'completed');
   });
 });

@@ -14,6 +14,8 @@ import { showCallResult } from './results';
 import { toolLabel, type CallOutcome, type FinishedCall, type ToolCalls } from './runner';
 import type { TaskList, TaskRun } from './taskList';
 import { toolTimeoutMs } from './settings';
+import { displayText } from '../../../host/catalog';
+import { usageServices } from '../../services';
 
 /** Whether Run Tool runs this tool as a task on this server. */
 export function isTaskTool(server: ServerConnection, tool: Tool): boolean {
@@ -90,6 +92,11 @@ async function pickRunning(tasks: TaskList): Promise<TaskRun | undefined> {
     if (running.length === 0) void vscode.window.showInformationMessage(vscode.l10n.t('MCP Host: no task is running.'));
     return running[0];
   }
-  const items = running.map((run) => ({ label: run.tool, description: `${run.server.name} · ${run.status}${run.statusMessage ? ` · ${run.statusMessage}` : ''}`, run }));
-  return (await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Cancel Task'), placeHolder: vscode.l10n.t('Pick the task to cancel') }))?.run;
+  // The server's words, on one line; through the prompter, whose picker reopens if the focus is taken.
+  const items = running.map((run) => ({
+    label: displayText(run.tool, 120),
+    description: `${run.server.name} · ${run.status}${run.statusMessage ? ` · ${displayText(run.statusMessage, 160)}` : ''}`,
+    run,
+  }));
+  return (await usageServices.prompter.pick(items, { key: 'task.cancel', title: vscode.l10n.t('Cancel Task'), placeHolder: vscode.l10n.t('Pick the task to cancel') }))?.run;
 }
