@@ -92,7 +92,7 @@ function npmEnv(o) {
   }
   Object.assign(env, {
     npm_config_yes: 'true',
-    npm_config_nodedir: o.nodedir,
+    ...(o.nodedir ? { npm_config_nodedir: o.nodedir } : {}),
     npm_config_fund: 'false',
     npm_config_audit: 'false',
     npm_config_update_notifier: 'false',
@@ -183,7 +183,7 @@ async function ensureNode24(force) {
   makeNpmFolder(dir, 'vscode-test-host-node24');
   log(`installing ${NODE24_SPEC}`);
   // --ignore-scripts: its post-install only wires up a `node` bin link, which we do not need.
-  await run('npm', ['install', '--no-save', '--ignore-scripts', '--no-package-lock', NODE24_SPEC], { cwd: dir, env: npmEnv({ nodedir: pkgDir }), tag: 'new' });
+  await run('npm', ['install', '--no-save', '--ignore-scripts', '--no-package-lock', NODE24_SPEC], { cwd: dir, env: npmEnv({ nodedir: pkgDir }), tag: 'node24' });
   const bin = join(pkgDir, 'bin', 'node');
   if (!existsSync(bin)) throw new InstallError(`${NODE24_SPEC} installed but ${bin} does not exist`);
   if (!existsSync(join(pkgDir, 'include', 'node', 'node.h'))) throw new InstallError(`${NODE24_SPEC} has no headers at ${join(pkgDir, 'include', 'node')}; native modules cannot be built`);
@@ -247,10 +247,15 @@ async function installOld(info) {
  * @param {import('./flavours.mjs').FlavourInfo} info @param {Promise<string>} node24
  */
 async function installNew(info, node24) {
-  await run('npm', ['install', '--no-save', '--ignore-scripts', '--no-package-lock', `code-server@${info.codeServer}`], { cwd: info.dir, env: npmEnv({ nodedir: machineNodedir() }), tag: 'new' });
-  const node24Dir = await node24;
-  const env = npmEnv({ nodedir: node24Dir, pathPrefix: join(node24Dir, 'bin') });
-  await run('npm', ['rebuild', 'argon2', 'code-server'], { cwd: info.dir, env, tag: 'new' });
+  // Nothing is built here, so no Node headers are needed.
+  const fetched = run('npm', ['install', '--no-save', '--ignore-scripts', '--no-package-lock', `code-server@${info.codeServer}`], { cwd: info.dir, env: npmEnv({}), tag: 'new' });
+  // Both settled before either failure is thrown: no npm left running behind the install lock.
+  const [fetch, node] = await Promise.allSettled([fetched, node24]);
+  if (fetch.status === 'rejected') throw fetch.reason;
+  if (node.status === 'rejected') throw node.reason;
+  const env = npmEnv({ nodedir: node.value, pathPrefix: join(node.value, 'bin') });
+  // Every install script the fetch skipped (code-server's post-install; argon2's check of its prebuilt binary).
+  await run('npm', ['rebuild'], { cwd: info.dir, env, tag: 'new' });
 }
 
 /**

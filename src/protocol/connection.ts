@@ -45,9 +45,15 @@ import {
 } from './connectionTypes';
 import { IncomingMessages } from './incoming';
 import { WarningRate } from '../util/warningRate';
+import { shownServerMessage, shownServerValue } from '../util/serverText';
 
 /** Warnings a second about a peer's messages that are dropped (see Connection.protocolWarning). */
 export const PROTOCOL_WARNINGS_PER_SECOND = 10;
+
+/** A peer's request id in a log line: a number as it is, anything else quoted, bounded and escaped. */
+function shownId(id: unknown): string {
+  return typeof id === 'number' ? String(id) : shownServerValue(id, 80);
+}
 
 export * from './connectionTypes';
 
@@ -441,7 +447,9 @@ export class JsonRpcConnection implements Disposable {
    */
   private protocolWarning(message: () => string): void {
     this.protocolWarnings ??= new WarningRate(PROTOCOL_WARNINGS_PER_SECOND, (skipped) =>
-      this.logger.warn(`[${this.options.label}] dropped or ignored ${skipped} more message${skipped === 1 ? '' : 's'} of that kind (at most ${PROTOCOL_WARNINGS_PER_SECOND} such warnings a second)`),
+      this.logger.warn(
+        `[${this.options.label}] ${skipped} more warning${skipped === 1 ? '' : 's'} of messages dropped or ignored (not JSON-RPC, or answers to no request) not written (at most ${PROTOCOL_WARNINGS_PER_SECOND} a second)`,
+      ),
     );
     if (this.protocolWarnings.admit()) this.logger.warn(`[${this.options.label}] ${message()}`);
   }
@@ -508,7 +516,7 @@ export class JsonRpcConnection implements Disposable {
         this.handleNotification(classified.message);
         return;
       case 'invalid':
-        this.protocolWarning(() => `dropped a message that is not valid JSON-RPC (${classified.reason}): ${excerpt(value)}`);
+        this.protocolWarning(() => `dropped a message that is not valid JSON-RPC (${classified.reason}): ${shownServerMessage(excerpt(value), 260)}`);
         return;
     }
   }
@@ -516,7 +524,7 @@ export class JsonRpcConnection implements Disposable {
   private handleResult(message: JsonRpcResultResponse): void {
     const pending = typeof message.id === 'number' ? this.settle(message.id) : undefined;
     if (!pending) {
-      this.protocolWarning(() => `ignored a response to unknown or already settled request id ${excerpt(JSON.stringify(message.id))}`);
+      this.protocolWarning(() => `ignored a response to unknown or already settled request id ${shownId(message.id)}`);
       return;
     }
     if (!pending.resultSchema) {
@@ -548,7 +556,7 @@ export class JsonRpcConnection implements Disposable {
     const id = message.id;
     const pending = typeof id === 'number' ? this.settle(id) : undefined;
     if (!pending) {
-      this.protocolWarning(() => `error response for unknown or already settled request id ${excerpt(JSON.stringify(id ?? null))}: ${message.error.code} ${excerpt(message.error.message)}`);
+      this.protocolWarning(() => `error response for unknown or already settled request id ${shownId(id ?? null)}: ${message.error.code} ${shownServerMessage(message.error.message, 200)}`);
       return;
     }
     pending.reject(new RemoteError(pending.method, message.error.code, message.error.message, message.error.data));

@@ -292,4 +292,21 @@ describe('the gateway keeps a bounded number of sessions per server', () => {
       controller.abort();
     }
   });
+
+  test('when every other session has a call in flight, the one unused longest is ended: its call is answered with an error, the others finish', async () => {
+    const sessions = [await newSession(), await newSession(), await newSession()];
+    const call = (session: string) =>
+      fetch(gateway.urlOf('good'), {
+        method: 'POST',
+        headers: { ...headers(), 'Mcp-Session-Id': session },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'slow', arguments: { ms: 2000 } } }),
+      });
+    // In order: the first call's session is the one unused longest. Each answer's headers come at once.
+    const responses: Response[] = [];
+    for (const session of sessions) responses.push(await call(session));
+    await newSession();
+    assert.match(await responses[0].text(), /"error":.*the gateway ended this session: server \S*good\S* has more than 3 sessions; start a new one/);
+    for (const res of responses.slice(1)) assert.match(await res.text(), /"result"/);
+    assert.equal(await ping(sessions[0]), 404);
+  });
 });

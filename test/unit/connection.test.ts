@@ -131,7 +131,7 @@ describe('JsonRpcConnection', () => {
     assert.equal(warned().length, PROTOCOL_WARNINGS_PER_SECOND, 'ten within the second');
     assert.ok(warned().every((l) => l.includes('not valid JSON-RPC')));
     transport.simulateClose();
-    assert.match(warned().at(-1)!, /^warn: \[server 'test'\] dropped or ignored 16 more messages of that kind \(at most 10 such warnings a second\)$/);
+    assert.match(warned().at(-1)!, /^warn: \[server 'test'\] 16 more warnings of messages dropped or ignored \(not JSON-RPC, or answers to no request\) not written \(at most 10 a second\)$/);
   });
 
   test('a response to an unknown id is logged bounded: a huge id and error message are cut', () => {

@@ -32,8 +32,9 @@ export interface GatewayOptions {
 /**
  * A client that goes without DELETE (a window reloaded, a process killed) leaves its session
  * behind; each keeps its state until the gateway closes. Past this many per server, a new session
- * ends the one unused longest, idle ones first; its client gets 404 and, as the transport asks of
- * it, starts a new one.
+ * ends the one unused longest, those with nothing under way first, then those with only their
+ * stream open; its calls in flight are answered with an error, and its client gets 404 next and,
+ * as the transport asks of it, starts a new one.
  */
 export const DEFAULT_MAX_SESSIONS_PER_SERVER = 32;
 
@@ -217,13 +218,14 @@ export class Gateway implements Disposable {
     await session.receive(message, res);
   }
 
-  /** Ends the sessions of the new one's server past maxSessionsPerServer (never the new one): idle ones first, then the longest unused. */
+  /** Ends the sessions of the new one's server past maxSessionsPerServer (never the new one): the least active first, then the longest unused. */
   private endSessionsPastCap(added: GatewaySession): void {
     const max = Math.max(1, this.options.maxSessionsPerServer ?? DEFAULT_MAX_SESSIONS_PER_SERVER);
     const others = [...this.sessions.values()].filter((s) => s.serverName === added.serverName && s !== added);
     if (others.length < max) return;
-    others.sort((a, b) => Number(b.idle) - Number(a.idle) || a.lastUsed - b.lastUsed);
+    others.sort((a, b) => a.activity - b.activity || a.lastUsed - b.lastUsed);
     for (const session of others.slice(0, others.length - max + 1)) {
+      session.failInFlight(`the gateway ended this session: server "${added.serverName}" has more than ${max} sessions; start a new one`);
       session.close();
       this.sessions.delete(session.id);
     }

@@ -34,7 +34,7 @@ export class GatewaySession {
   private closed = false;
   /** Calls of this session sent to the server and not yet answered (Gateway.causingSession). */
   relaying = 0;
-  /** When the client last sent something or opened its stream (performance.now()). */
+  /** When the client last sent something, opened its stream or got an answer (performance.now()). */
   lastUsed = performance.now();
 
   constructor(
@@ -48,9 +48,12 @@ export class GatewaySession {
     private readonly isToolDisabled?: (server: string, tool: string) => boolean,
   ) {}
 
-  /** Nothing of it under way: no call in flight, no stream open (a client gone without DELETE looks so). */
-  get idle(): boolean {
-    return this.inFlight.size === 0 && this.standalone === undefined;
+  /**
+   * How much of it is under way: 0 nothing (a client gone without DELETE looks so), 1 only its
+   * stream open (a live client between calls), 2 calls in flight.
+   */
+  get activity(): 0 | 1 | 2 {
+    return this.inFlight.size > 0 ? 2 : this.standalone ? 1 : 0;
   }
 
   async receive(message: Record<string, unknown>, res: http.ServerResponse): Promise<void> {
@@ -159,6 +162,7 @@ export class GatewaySession {
     }
     if (this.inFlight.get(id) !== call || this.closed) return;
     this.inFlight.delete(id);
+    this.lastUsed = performance.now();
     writeEvent(res, { jsonrpc: '2.0', id, ...answer });
     res.end();
   }
