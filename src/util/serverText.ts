@@ -53,6 +53,22 @@ export function shownServerMessage(text: string, max = 300): string {
   return text.length > max ? `${line}…` : line;
 }
 
+/**
+ * Text from a server or a registry, made safe for one line of a list or a terminal: no control
+ * characters, no invisible ones (bidirectional controls, zero-width characters: withoutInvisible),
+ * bounded.
+ */
+export function displayText(text: string | undefined, max = 200): string {
+  if (!text) return '';
+  let out = '';
+  for (const ch of withoutInvisible(text.slice(0, max * 2))) {
+    const code = ch.codePointAt(0)!;
+    out += code < 0x20 || (code >= 0x7f && code < 0xa0) || code === 0x2028 || code === 0x2029 ? ' ' : ch;
+  }
+  out = out.replace(/ {2,}/g, ' ').trim();
+  return out.length > max ? `${out.slice(0, max - 1)}…` : out;
+}
+
 /** A character as a JSON escape (`\\u202e`): what a message shows instead of it. */
 export function escapedChar(c: string): string {
   return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;

@@ -2,7 +2,8 @@
 // registry for the session, and the one-line texts a list shows. The editor floor and the CLI
 // both use these; neither knows the registry API.
 import { isRecord } from '../../util/isRecord';
-import { withoutInvisible } from '../../util/serverText';
+// Registry text in a list's line (the CLI's and the editor's): the same as any server text.
+export { displayText } from '../../util/serverText';
 import { OFFICIAL_REGISTRY_URL, RegistryClient, normaliseRegistryUrl } from './client';
 import type { CatalogEntry, ServerDetail } from './serverJson';
 
@@ -54,21 +55,6 @@ export function registryClient(url: string, headers: Readonly<Record<string, str
 export function suggestEntryName(serverName: string): string {
   const short = serverName.slice(serverName.lastIndexOf('/') + 1);
   return short.replace(/^mcp-server-|^server-|-mcp-server$|-mcp$/g, '') || short;
-}
-
-/**
- * Text from a registry, made safe for one line of a list or a terminal: no control characters, no
- * invisible ones (bidirectional controls, zero-width characters: withoutInvisible), bounded.
- */
-export function displayText(text: string | undefined, max = 200): string {
-  if (!text) return '';
-  let out = '';
-  for (const ch of withoutInvisible(text.slice(0, max * 2))) {
-    const code = ch.codePointAt(0)!;
-    out += code < 0x20 || (code >= 0x7f && code < 0xa0) || code === 0x2028 || code === 0x2029 ? ' ' : ch;
-  }
-  out = out.replace(/ {2,}/g, ' ').trim();
-  return out.length > max ? `${out.slice(0, max - 1)}…` : out;
 }
 
 /** The transports a server offers, e.g. "stdio (npm), http". */

@@ -14,7 +14,7 @@ import { showCallResult } from './results';
 import { toolLabel, type CallOutcome, type FinishedCall, type ToolCalls } from './runner';
 import type { TaskList, TaskRun } from './taskList';
 import { toolTimeoutMs } from './settings';
-import { displayText } from '../../../host/catalog';
+import { displayText } from '../../../util/serverText';
 import { usageServices } from '../../services';
 
 /** Whether Run Tool runs this tool as a task on this server. */
