@@ -150,6 +150,9 @@ const InputSchema = z.object({
   options: opt(z.array(z.string())),
 });
 
+/** JSON with comments and trailing commas, as VS Code reads mcp.json (parseConfigText, firstSyntaxErrorLine). */
+const JSONC_OPTIONS = { allowTrailingComma: true, disallowComments: false } as const;
+
 /**
  * Parses one configuration file's text: VS Code's `{"servers": …, "inputs": …}`
  * or the `{"mcpServers": …}` format of Claude Desktop, Cursor and Cline. JSON with
@@ -167,7 +170,7 @@ export function parseConfigText(text: string, source: ConfigSource, lastReadable
   const lines = lineStarts(text);
 
   const parseErrors: ParseError[] = [];
-  const root = parseTree(text, parseErrors, { allowTrailingComma: true, disallowComments: false });
+  const root = parseTree(text, parseErrors, JSONC_OPTIONS);
   const consequence = lastReadable && lastReadable.servers.length > 0
     ? 'Changes to this file are not applied until it is fixed; its servers keep running as configured at its last valid save.'
     : 'Fix the file; servers from it cannot start until then.';
@@ -372,14 +375,14 @@ function describeParseError(code: string): string {
   return code.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
 }
 
-/** One line a person can act on: `file:line: server "x" (field): message`. */
 /** The line of the first JSON syntax error of a configuration file's text; undefined when it has none. */
 export function firstSyntaxErrorLine(text: string): number | undefined {
   const errors: ParseError[] = [];
-  parseTree(text, errors, { allowTrailingComma: true, disallowComments: false });
+  parseTree(text, errors, JSONC_OPTIONS);
   return errors.length > 0 ? positionOf(lineStarts(text), errors[0].offset).line : undefined;
 }
 
+/** One line a person can act on: `file:line: server "x" (field): message`. */
 export function formatProblem(problem: ConfigProblem): string {
   const where = problem.line !== undefined ? `${problem.file}:${problem.line}` : problem.file;
   return `${where}: ${problem.message}`;
