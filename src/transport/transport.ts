@@ -46,7 +46,12 @@ export interface OversizeNotice {
 export interface Transport {
   /** Starts the transport; resolves once messages may be sent. Rejects if it cannot start. */
   start(): Promise<void>;
-  /** Sends one JSON-RPC message (or batch). Resolves when written (respecting back-pressure). */
+  /**
+   * Sends one JSON-RPC message (or batch). Resolves when written (respecting back-pressure).
+   * The messages sent in one tick may share one promise (StdioTransport writes them together);
+   * a promise is never returned again once its tick is over: JsonRpcConnection takes the
+   * requests of one promise for one write, timed from its first.
+   */
   send(message: unknown): Promise<void>;
   /** Closes gracefully; a second call forces. Resolves when fully closed. */
   close(): Promise<void>;

@@ -482,6 +482,29 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
     await t.close();
   });
 
+  test('one write per tick: sends of a tick share its promise, a later tick gets its own, even while the pipe is full', async () => {
+    // Transport.send's rule, which JsonRpcConnection relies on to time a request from its own write.
+    const pidFile = path.join(dir, `tick-${Date.now()}.pid`);
+    const { t, messages } = makeTransport(['--hold-stdin', '--pid-file', pidFile]);
+    await t.start();
+    const pid = await readPid(pidFile);
+    const data = 'd'.repeat(1024 * 1024);
+    const first = [t.send({ cmd: 'ack', seq: 0, data }), t.send({ cmd: 'ack', seq: 1, data })];
+    assert.equal(first[0], first[1], 'the sends of one tick share one write');
+    await sleep(100);
+    let settled = false;
+    void first[0].then(() => (settled = true));
+    await sleep(0);
+    assert.equal(settled, false, 'the pipe is full: the first write is still pending');
+    const later = t.send({ cmd: 'ack', seq: 2, data: 'x' });
+    assert.notEqual(later, first[0], 'a later tick does not join a write still waiting for the pipe');
+    process.kill(pid, 'SIGUSR1');
+    await Promise.all([...first, later]);
+    await waitFor(() => messages.length >= 3, 'acks');
+    assert.deepEqual(messages.map((m) => (m as { ack: number }).ack), [0, 1, 2]);
+    await t.close();
+  });
+
   test('200 x 1 MB messages to a slow reader all arrive, in order', async () => {
     const { t, messages } = makeTransport(['--slow']);
     await t.start();
