@@ -37,7 +37,10 @@ export const ADD_USAGE = `Usage: mcp-host add NAME[@VERSION] [--registry URL] [-
   the file's comments. Secrets become "\${input:…}" inputs (VS Code asks once and stores them in
   its SecretStorage); they are never written into the file. Required values are asked here when a
   person is at the terminal, else taken from --value (keys: env:NAME, arg:--flag, arg:HINT,
-  header:Name, var:NAME) or their defaults. An existing entry is never replaced without --force.`;
+  header:Name, var:NAME) or their defaults. An existing entry is never replaced without --force.
+  An entry that asks npx, uvx, dnx or docker for more than running its package (such as
+  --network host, a mount, a forwarded variable, NODE_OPTIONS) is refused, naming what it asks,
+  unless --accept-launcher-options (also for list --registry).`;
 
 interface RegistryOptions {
   registry: string;
@@ -45,6 +48,8 @@ interface RegistryOptions {
   json: boolean;
   values: Record<string, string>;
   use?: string;
+  /** --accept-launcher-options: what the entry asks of npx/uvx/dnx/docker beyond its package is accepted. */
+  acceptLauncherOptions?: boolean;
 }
 
 function baseOptions(io: CliIo): RegistryOptions {
@@ -77,6 +82,9 @@ function readCommonOption(arg: string, value: () => string, options: RegistryOpt
     }
     case '--use':
       options.use = value();
+      return true;
+    case '--accept-launcher-options':
+      options.acceptLauncherOptions = true;
       return true;
     default:
       return false;
@@ -257,6 +265,7 @@ export async function runAdd(argv: string[], io: CliIo): Promise<number> {
     const name = entryName ?? suggestEntryName(server.name);
     const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
     const built = await buildEntry(server, option, { registry, name: server.name, version: server.version }, name, cliPrompter(options.values, io));
+    refuseUnacceptedLauncherOptions(server.name, built, options, 'nothing written');
     const updated = addEntryToText(text, name, built.entry, built.inputs, force);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, updated);
@@ -287,6 +296,7 @@ export async function runListFromRegistry(argv: string[], io: CliIo, runCli: (ar
       if (arg === '--registry') spec = value();
       else if (arg === '--registry-url') options.registry = value();
       else if (arg === '--registry-header' || arg === '--use' || arg === '--value') readCommonOption(arg === '--registry-header' ? '--header' : arg, value, options);
+      else if (arg === '--accept-launcher-options') options.acceptLauncherOptions = true;
       else if (arg === '--timeout' || arg === '--era' || arg === '--trace') passThrough.push(arg, value());
       else passThrough.push(arg);
     }
@@ -299,6 +309,7 @@ export async function runListFromRegistry(argv: string[], io: CliIo, runCli: (ar
     const { server, option, registry } = await resolveServer(spec, options, io);
     const name = suggestEntryName(server.name);
     const built = await buildEntry(server, option, { registry, name: server.name, version: server.version }, name, cliPrompter(options.values, io));
+    refuseUnacceptedLauncherOptions(server.name, built, options, 'nothing started');
     const entry = secretsFromEnvironment(built, io);
     const file = path.join(dir, 'mcp.json');
     fs.writeFileSync(file, addEntryToText(undefined, name, entry, []), { mode: 0o600 });
@@ -308,6 +319,15 @@ export async function runListFromRegistry(argv: string[], io: CliIo, runCli: (ar
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** An entry that asks its launcher for more than running its package goes on only with --accept-launcher-options. */
+function refuseUnacceptedLauncherOptions(serverName: string, built: BuiltEntry, options: RegistryOptions, outcome: string): void {
+  if (built.launcherRequests.length === 0 || options.acceptLauncherOptions) return;
+  const asked = built.launcherRequests.map((r) => displayText(r, 160)).join('; ');
+  throw new UnsupportedServerError(
+    `${serverName} asks ${String(built.entry.command)} for more than running its package: ${asked}. Such options can give it this machine's files, devices, network or secrets, or run other code than the listed version; ${outcome}. Add --accept-launcher-options if you expect them.`,
+  );
 }
 
 /**

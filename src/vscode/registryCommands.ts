@@ -15,7 +15,7 @@ import {
   type CatalogEntry,
   type RegistrySetting,
 } from '../host/catalog';
-import { AddCancelled, buildEntry, installOptions, needsOf, type InstallOption, type ValuePrompter } from '../host/catalog/toEntry';
+import { AddCancelled, buildEntry, installOptions, needsOf, type BuiltEntry, type InstallOption, type ValuePrompter } from '../host/catalog/toEntry';
 import { addEntryToText, configuredNames, distinctInputs, distinctInputsInText, entryNameProblem, replaceEntryInText } from '../host/catalog/configEdit';
 import { repinEntry, repinProblem } from '../host/catalog/provenance';
 import type { ServerDetail } from '../host/catalog/serverJson';
@@ -308,6 +308,7 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
     void vscode.window.showErrorMessage(`MCP Host cannot add ${server.name}: ${errorMessage(err)}`);
     return undefined;
   }
+  if (!(await acceptLaunchRequests(server.name, built))) return undefined;
   // Input ids another server of the file uses already are its stored secrets: this entry gets its own.
   const config = vscode.workspace.getConfiguration('mcpHost');
   const { entry, inputs } = target.folder
@@ -338,6 +339,28 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   await controller.reload();
   void vscode.window.showInformationMessage(`MCP Host added "${name}" (${server.name}@${server.version}).`);
   return name;
+}
+
+/**
+ * What the entry asks of its launcher beyond running its package (`--network host`, a mount, a
+ * forwarded variable, another package source) is shown before anything is stored or written,
+ * and the server starts right after: the person accepts it or nothing is added.
+ */
+async function acceptLaunchRequests(serverName: string, built: BuiltEntry): Promise<boolean> {
+  if (built.launcherRequests.length === 0) return true;
+  const command = displayText(String(built.entry.command), 40);
+  const shown = built.launcherRequests.map((r) => displayText(r, 160));
+  const answer = await usageServices.prompter.message(
+    'warning',
+    `${displayText(serverName, 120)} asks ${command} for more than running its package: ${shown.join('; ')}.`,
+    {
+      key: 'browse.launcher',
+      modal: true,
+      detail: `Options and variables like these can give the server this machine's files, devices, network or secrets, or run other code than the version the registry lists. Add it only if you expect them.`,
+    },
+    'Add Anyway',
+  );
+  return answer === 'Add Anyway';
 }
 
 function uniqueName(name: string, taken: Set<string>): string {

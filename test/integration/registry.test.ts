@@ -164,4 +164,38 @@ describe('MCP registry: Browse Servers… and Check for Updates', function () {
       await api.controller.reload();
     }
   });
+  it('Add shows what an entry asks docker for beyond its image before anything is stored or written: declined, nothing; accepted, the entry', async () => {
+    const hooks = await testHooks();
+    const addsDatabaseManager = () =>
+      new ScriptedPerson()
+        .once('browse.server', /database-manager/)
+        .once('browse.target', /workspace/)
+        .once('browse.value:var:db_type', 'postgres')
+        .once('browse.value:env:DB_USERNAME', 'ada')
+        .once('browse.value:arg:--host', 'db.internal')
+        .once('browse.value:arg:database_name', 'orders');
+    try {
+      const declined = addsDatabaseManager().once('browse.launcher', undefined);
+      hooks.setPrompter(declined);
+      assert.equal(await vscode.commands.executeCommand('mcpHost.browseServers', { query: 'database' }), undefined);
+      const shown = declined.questions('browse.launcher');
+      assert.equal(shown.length, 1);
+      assert.match(shown[0].method === 'message' ? shown[0].text : '', /io\.github\.example\/database-manager asks docker for more than running its package: --network host\./);
+      assert.equal(declined.questions('input:database-manager.DB_PASSWORD').length, 0, 'no secret asked once declined');
+      assert.equal(fs.readFileSync(mcpJsonPath, 'utf8'), originalMcpJson, 'nothing written');
+      assert.deepEqual(declined.problems, []);
+
+      const accepted = addsDatabaseManager().once('browse.launcher', 'Add Anyway').once('input:database-manager.DB_PASSWORD', 'pw-5e1f');
+      hooks.setPrompter(accepted);
+      assert.equal(await vscode.commands.executeCommand('mcpHost.browseServers', { query: 'database' }), 'database-manager');
+      const entry = (JSON.parse(fs.readFileSync(mcpJsonPath, 'utf8').replace(/^\s*\/\/.*$/gm, '')) as { servers: Record<string, { args: string[] }> }).servers['database-manager'];
+      assert.deepEqual(entry.args.slice(0, 5), ['run', '-i', '--rm', '--network', 'host']);
+      assert.deepEqual(accepted.problems, []);
+    } finally {
+      hooks.setPrompter(undefined);
+      fs.writeFileSync(mcpJsonPath, originalMcpJson);
+      await vscode.commands.executeCommand('mcpHost.forgetInputs');
+      await api.controller.reload();
+    }
+  });
 });

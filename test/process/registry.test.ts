@@ -388,6 +388,23 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
     assert.ok(!fs.existsSync(path.join(dir, '.vscode', 'mcp.json')), 'nothing written');
   });
 
+  test('add and list --registry refuse an entry that asks docker for the host network, naming it, unless --accept-launcher-options', async () => {
+    const dir = tempDir();
+    const values = ['--value', 'var:db_type=postgres', '--value', 'arg:--host=db.internal', '--value', 'arg:database_name=orders', '--value', 'env:DB_USERNAME=ada'];
+    const add = ['add', 'io.github.example/database-manager', '--registry', registry.base, ...values];
+    const refused = await cli(add, { cwd: dir });
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, /io\.github\.example\/database-manager asks docker for more than running its package: --network host\. .*; nothing written\. Add --accept-launcher-options if you expect them\./);
+    assert.ok(!fs.existsSync(path.join(dir, '.vscode', 'mcp.json')), 'nothing written');
+    const tried = await cli(['list', '--registry', 'io.github.example/database-manager', '--registry-url', registry.base, ...values], { cwd: dir });
+    assert.equal(tried.code, 2, tried.stderr);
+    assert.match(tried.stderr, /--network host\. .*; nothing started\./);
+    const accepted = await cli([...add, '--accept-launcher-options'], { cwd: dir });
+    assert.equal(accepted.code, 0, accepted.stderr);
+    const json = JSON.parse(fs.readFileSync(path.join(dir, '.vscode', 'mcp.json'), 'utf8')) as { servers: Record<string, { args: string[] }> };
+    assert.deepEqual(json.servers['database-manager'].args.slice(0, 5), ['run', '-i', '--rm', '--network', 'host']);
+  });
+
   test('list --registry NAME tries a server without adding it; a needed secret comes from MCP_HOST_SECRET_<NAME>', async () => {
     const dir = tempDir();
     const r = await cli(['list', '--registry', 'io.modelcontextprotocol/everything', '--registry-url', registry.base], { cwd: dir });

@@ -107,6 +107,7 @@ describe('server.json -> mcp.json entry', () => {
 
   test('nuget: dnx Pkg@version --yes -- package arguments; a required non-secret env var is asked', async () => {
     const r = await build('knapcode.json', { 'env:WEATHER_CHOICES': 'sunny,rainy' });
+    assert.deepEqual(r.launcherRequests, [], 'dnx runs the package and nothing else');
     assert.deepEqual(r.entry, {
       type: 'stdio',
       command: 'dnx',
@@ -139,11 +140,14 @@ describe('server.json -> mcp.json entry', () => {
     );
     assert.deepEqual(r.asked[0].choices, ['postgres', 'mysql', 'mongodb', 'redis']);
     assert.equal(r.asked[2].default, 'localhost');
+    // The host's network is more than running the image: the person is asked before it is added.
+    assert.deepEqual(r.launcherRequests, ['--network host']);
   });
 
   test('oci with a mount built from two variables (the second with a default)', async () => {
     const r = await build('filesystem.json', { 'var:source_path': '/home/ada/src', 'var:target_path': '/project' }, 1);
     assert.deepEqual(r.entry.args, ['run', '-i', '--rm', '--mount', 'type=bind,src=/home/ada/src,dst=/project', 'docker.io/mcp/filesystem:1.0.2', '/project']);
+    assert.deepEqual(r.launcherRequests, ['--mount type=bind,src=/home/ada/src,dst=/project']);
   });
 
   test('mcpb: listed, but not installable, with the reason', async () => {

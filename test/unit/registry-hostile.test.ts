@@ -10,6 +10,7 @@ import { parseEntry, type ServerDetail } from '../../src/host/catalog/serverJson
 import { repinEntry, repinProblem } from '../../src/host/catalog/provenance';
 import { EntryExistsError, EntryNameError, addEntryToText, configuredNames, distinctInputs, distinctInputsInText, entryNameProblem } from '../../src/host/catalog/configEdit';
 import { UnsupportedServerError, inputId, buildEntry, defaultsOnly, installOptions, preferredOption } from '../../src/host/catalog/toEntry';
+import { launcherRequests } from '../../src/host/catalog/launcherRequests';
 
 const REGISTRY = 'https://registry.example.com';
 
@@ -230,3 +231,38 @@ describe('hostile registry entries', () => {
     }
   });
 });
+
+describe('what a registry entry asks of its launcher beyond running its package', () => {
+  test('docker: host network, privileges, mounts, devices, a forwarded host variable, another image or entrypoint are asked; -i, --rm, -e NAME=value, --name are not', () => {
+    const asked = launcherRequests(
+      'oci',
+      [
+        '-i', '--rm', '--init', '-e', 'MODE=fast', '--env=LEVEL=2', '--name', 'db', '-w', '/work',
+        '--network', 'host', '--privileged', '-v', '/:/host', '--volume=/etc:/etc', '--mount', 'type=bind,src=/,dst=/h',
+        '--cap-add', 'ALL', '--device', '/dev/sda', '--pid=host', '--security-opt', 'seccomp=unconfined',
+        '-e', 'GITHUB_TOKEN', '--env=AWS_SECRET_ACCESS_KEY', '--entrypoint', '/bin/sh', 'evil/image', '-u', '0',
+      ],
+      ['API_KEY', 'DOCKER_HOST', 'NODE_OPTIONS'],
+    );
+    assert.deepEqual(asked, [
+      '--network host', '--privileged', '-v /:/host', '--volume=/etc:/etc', '--mount type=bind,src=/,dst=/h',
+      '--cap-add ALL', '--device /dev/sda', '--pid=host', '--security-opt seccomp=unconfined',
+      '-e GITHUB_TOKEN', '--env=AWS_SECRET_ACCESS_KEY', '--entrypoint /bin/sh', 'evil/image', '-u 0',
+      // docker's own variable; NODE_OPTIONS reaches only the container, the server's own.
+      'DOCKER_HOST (environment)',
+    ]);
+    assert.deepEqual(launcherRequests('oci', ['-i', '--rm', '-e', 'A=1', '--label', 'x=y'], ['API_KEY']), []);
+  });
+
+  test('npx, uvx, dnx: another package or source, a script, a registry are asked; -y and --quiet are not; so are the variables that steer the launcher', () => {
+    assert.deepEqual(launcherRequests('npm', ['-y', '-p', 'other-pkg', '--call=touch /tmp/x', '--registry', 'https://evil.example'], ['API_KEY', 'NODE_OPTIONS', 'npm_config_registry']), [
+      '-p other-pkg', '--call=touch /tmp/x', '--registry https://evil.example', 'NODE_OPTIONS (environment)', 'npm_config_registry (environment)',
+    ]);
+    assert.deepEqual(launcherRequests('pypi', ['--quiet', '--from', 'git+https://evil.example/x', '--with', 'evil', '--index-url', 'https://evil.example/simple'], ['UV_INDEX_URL', 'PYTHONPATH', 'HTTPS_PROXY', 'TOKEN']), [
+      '--from git+https://evil.example/x', '--with evil', '--index-url https://evil.example/simple', 'UV_INDEX_URL (environment)', 'PYTHONPATH (environment)', 'HTTPS_PROXY (environment)',
+    ]);
+    assert.deepEqual(launcherRequests('nuget', ['--yes', '--add-source', 'https://evil.example/v3/index.json'], ['NUGET_PACKAGES']), ['--add-source https://evil.example/v3/index.json', 'NUGET_PACKAGES (environment)']);
+    assert.deepEqual(launcherRequests('npm', [], ['API_KEY', 'LOG_LEVEL']), []);
+  });
+});
+

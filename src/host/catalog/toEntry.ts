@@ -7,6 +7,7 @@ import { zoneOfUrl } from '../../util/networkZone';
 import { nugetIdProblem, npmNameProblem, ociReferenceProblem, pypiNameProblem, versionProblem } from './packageNames';
 import { shownServerText } from '../../util/serverText';
 import { galleryUrl, type Provenance } from './provenance';
+import { launcherRequests } from './launcherRequests';
 import type { KeyValueInput, RegistryArgument, RegistryInput, RegistryPackage, RegistryRemote, ServerDetail } from './serverJson';
 
 /** What kind of install a choice is: one package, or one remote endpoint. */
@@ -51,6 +52,11 @@ export interface BuiltEntry {
   readonly inputs: McpJsonInput[];
   /** The secrets' names (for "needs: X_API_KEY"), in order. */
   readonly secrets: string[];
+  /**
+   * What the entry asks of its launcher beyond running the pinned package (launcherRequests.ts:
+   * "--network host", "NODE_OPTIONS (environment)"): written only once the person accepts them.
+   */
+  readonly launcherRequests: string[];
 }
 
 export { galleryUrl, provenanceOf, type Provenance } from './provenance';
@@ -154,8 +160,10 @@ export async function buildEntry(server: ServerDetail, option: InstallOption, pr
   if (unsupported) throw new UnsupportedServerError(`${server.name}: ${unsupported}`);
   const ctx = new EntryContext(inputPrefix, prompter);
   let entry: McpJsonEntry;
+  let requests: string[] = [];
   try {
-    entry = option.kind === 'package' ? await packageEntry(option.pkg, ctx) : await remoteEntry(option.remote, ctx);
+    if (option.kind === 'package') ({ entry, requests } = await packageEntry(option.pkg, ctx));
+    else entry = await remoteEntry(option.remote, ctx);
   } catch (err) {
     // Which server a refused value belongs to.
     if (err instanceof UnsupportedServerError) throw new UnsupportedServerError(`${server.name}: ${err.message}`);
@@ -163,7 +171,7 @@ export async function buildEntry(server: ServerDetail, option: InstallOption, pr
   }
   const urlProblem = typeof entry.url === 'string' ? remoteUrlProblem(entry.url) : undefined;
   if (urlProblem) throw new UnsupportedServerError(`${server.name}: ${urlProblem}; not added`);
-  return { entry: { ...entry, gallery: galleryUrl(provenance), version: provenance.version }, inputs: ctx.inputs, secrets: ctx.secrets };
+  return { entry: { ...entry, gallery: galleryUrl(provenance), version: provenance.version }, inputs: ctx.inputs, secrets: ctx.secrets, launcherRequests: requests };
 }
 
 /**
@@ -328,7 +336,7 @@ async function environment(vars: readonly KeyValueInput[] | undefined, ctx: Entr
   return env;
 }
 
-async function packageEntry(pkg: RegistryPackage, ctx: EntryContext): Promise<McpJsonEntry> {
+async function packageEntry(pkg: RegistryPackage, ctx: EntryContext): Promise<{ entry: McpJsonEntry; requests: string[] }> {
   const problem = packageProblem(pkg);
   if (problem) throw new UnsupportedServerError(`${problem}; not added`);
   const runtimeArgs = await argumentList(pkg.runtimeArguments, ctx);
@@ -361,7 +369,8 @@ async function packageEntry(pkg: RegistryPackage, ctx: EntryContext): Promise<Mc
     default:
       throw new UnsupportedServerError(`package type "${pkg.registryType}" is not supported`);
   }
-  return { type: 'stdio', command, args, ...(Object.keys(env).length ? { env } : {}) };
+  const entry: McpJsonEntry = { type: 'stdio', command, args, ...(Object.keys(env).length ? { env } : {}) };
+  return { entry, requests: launcherRequests(pkg.registryType, runtimeArgs, Object.keys(env)) };
 }
 
 async function remoteEntry(remote: RegistryRemote, ctx: EntryContext): Promise<McpJsonEntry> {
