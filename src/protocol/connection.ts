@@ -8,7 +8,7 @@ import { isRecord } from '../util/isRecord';
 import { MAX_MESSAGE_DEPTH, SHORTEST_TOO_DEEP_TEXT, nestsDeeperThan } from '../util/nesting';
 import type { ZodSchema } from './zod';
 import { fastTest } from './fast-check';
-import type { OversizeNotice, Transport, TransportCloseInfo } from '../transport/transport';
+import type { OversizeNotice, SendOptions, Transport, TransportCloseInfo } from '../transport/transport';
 import { Emitter, type Event } from '../util/event';
 import type { Disposable } from '../util/disposable';
 import { nullLogger, type Logger } from '../util/logger';
@@ -96,6 +96,7 @@ function clockMs(): number {
 }
 
 const NO_OPTIONS: RequestOptions = Object.freeze({});
+const SEND_ALONE: SendOptions = Object.freeze({ alone: true });
 
 /**
  * A JSON-RPC 2.0 endpoint over a Transport: links responses to requests,
@@ -251,7 +252,8 @@ export class JsonRpcConnection implements Disposable {
 
       const message: Record<string, unknown> =
         outgoingParams !== undefined ? { jsonrpc: '2.0', id, method, params: outgoingParams } : { jsonrpc: '2.0', id, method };
-      const sent = this.write(message);
+      // The only request under way (a sequential caller): nothing to gather it with.
+      const sent = this.write(message, this.pending.size === 1 ? SEND_ALONE : undefined);
       // Performance: a transport may return one promise for all the messages it writes together
       // (StdioTransport does, per tick). Then one failure handler serves them all, instead of a
       // handler (and a derived promise) per request; and the clock is read once per write: the
@@ -327,9 +329,9 @@ export class JsonRpcConnection implements Disposable {
 
   // --- internals -----------------------------------------------------------
 
-  private write(message: unknown): Promise<void> {
+  private write(message: unknown, options?: SendOptions): Promise<void> {
     this.options.onTrace?.('send', message);
-    return this.transport.send(message);
+    return this.transport.send(message, options);
   }
 
   /** (Re)starts the request's timeout: it fails `delayMs` after `from` (default: now) unless answered. */

@@ -26,7 +26,7 @@ import { wirePipes } from './stdioPipes';
 import { newSendBatch, type SendBatch } from './stdioSendBatch';
 import { ProcessTreeKiller, forgetAtHostExit, killAtHostExit, scheduleEscalation, type ShutdownGraces } from './stdioShutdown';
 import { TransportStartError, errnoCode, isFile, startError } from './stdioStartError';
-import type { MessageListener, Transport, TransportCloseInfo, TransportWarning } from './transport';
+import type { MessageListener, SendOptions, Transport, TransportCloseInfo, TransportWarning } from './transport';
 import type { Disposable } from '../util/disposable';
 
 export { TransportError, TransportStartError };
@@ -134,7 +134,7 @@ export class StdioTransport implements Transport {
     return this.startPromise;
   }
 
-  send(message: unknown): Promise<void> {
+  send(message: unknown, options?: SendOptions): Promise<void> {
     if (!this.started || this.isClosed) {
       return Promise.reject(
         new TransportError(
@@ -150,9 +150,16 @@ export class StdioTransport implements Transport {
     } catch (err) {
       return Promise.reject(err);
     }
-    // Performance: messages sent in the same tick (e.g. the requests that the answers in one
-    // chunk of stdout trigger) leave in one write, not one write (syscall, wake-up of the
-    // server) each. process.nextTick runs after the current microtasks have drained.
+    // Performance: a message with nothing to gather it with (the only request under way) is
+    // written at once, if nothing is queued before it; the pipe takes it whole within write()
+    // (no tick, batch, promise resolver or pump of its own: about 5% of 5,000 sequential calls).
+    if (options?.alone && this.queue.length === 0) {
+      const stdin = this.child?.stdin;
+      if (stdin && stdin.writableLength === 0 && !this.stdinError && !stdin.destroyed && !stdin.writableEnded) return this.writeAlone(stdin, json);
+    }
+    // Messages sent in the same tick (e.g. the requests that the answers in one chunk of stdout
+    // trigger) leave in one write, not one write (syscall, wake-up of the server) each.
+    // process.nextTick runs after the current microtasks have drained.
     const batch = this.openBatch ?? this.openNewBatch();
     // U+2028/U+2029 are escaped when the batch is written (see wireText()).
     batch.data += `${json}\n`;
@@ -347,6 +354,16 @@ export class StdioTransport implements Transport {
       stdin.write('', this.batchWritten(batch));
     }
     return ok;
+  }
+
+  /** One message written at once (see send()); as writeBatch, settled within write() when the pipe took it. */
+  private writeAlone(stdin: ChildProcessWithoutNullStreams['stdin'], json: string): Promise<void> {
+    stdin.write(escapeLineSeparators(`${json}\n`));
+    if (stdin.writableLength === 0 && !stdin.errored) return Promise.resolve();
+    // Pending or failed: settled by an empty write queued behind it, as in writeBatch.
+    const batch = newSendBatch();
+    stdin.write('', this.batchWritten(batch));
+    return batch.promise;
   }
 
   private batchWritten(batch: SendBatch): (err?: Error | null) => void {

@@ -39,6 +39,16 @@ export interface OversizeNotice {
   readonly hint?: string;
 }
 
+/** How a message is sent; a transport may ignore what it has no use for. */
+export interface SendOptions {
+  /**
+   * Nothing else is under way: the peer waits for no other message of ours, so there is nothing
+   * to gather this message with. A transport that writes a tick's messages together may write
+   * this one at once (if nothing is queued before it).
+   */
+  readonly alone?: boolean;
+}
+
 /**
  * Moves JSON-RPC payloads. The transport delivers parsed JSON values (not yet
  * validated as JSON-RPC) and sends already-serialisable objects.
@@ -52,7 +62,7 @@ export interface Transport {
    * a promise is never returned again once its tick is over: JsonRpcConnection takes the
    * requests of one promise for one write, timed from its first.
    */
-  send(message: unknown): Promise<void>;
+  send(message: unknown, options?: SendOptions): Promise<void>;
   /** Closes gracefully; a second call forces. Resolves when fully closed. */
   close(): Promise<void>;
   readonly onMessage: (listener: MessageListener) => Disposable;

@@ -505,6 +505,37 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
     await t.close();
   });
 
+  test('a message sent alone is written at once, never before what was sent earlier, and still waits for a full pipe', async () => {
+    const pidFile = path.join(dir, `alone-${Date.now()}.pid`);
+    const { t, messages } = makeTransport(['--hold-stdin', '--pid-file', pidFile]);
+    await t.start();
+    const pid = await readPid(pidFile);
+    const stdin = (t as unknown as { child: { stdin: { writableLength: number } } }).child.stdin;
+    // Nothing queued: written within send() (the pipe took it), not at the end of the tick.
+    const first = t.send({ cmd: 'ack', seq: 0, data: 'a' }, { alone: true });
+    assert.equal((t as unknown as { openBatch?: unknown }).openBatch, undefined, 'no batch opened for it');
+    let firstDone = false;
+    void first.then(() => (firstDone = true));
+    await Promise.resolve();
+    assert.equal(firstDone, true, 'settled at once: the pipe took it within write()');
+    // Behind a batch of this tick it waits its turn; behind a full pipe it waits for the server.
+    const data = 'd'.repeat(1024 * 1024);
+    const big = [t.send({ cmd: 'ack', seq: 1, data }), t.send({ cmd: 'ack', seq: 2, data })];
+    const behindBatch = t.send({ cmd: 'ack', seq: 3, data: 'b' }, { alone: true });
+    assert.equal(behindBatch, big[0], 'joins the batch of its tick');
+    await sleep(100);
+    assert.ok(stdin.writableLength > 0, 'the pipe is full');
+    let lateDone = false;
+    const late = t.send({ cmd: 'ack', seq: 4, data: 'c' }, { alone: true }).then(() => (lateDone = true));
+    await sleep(100);
+    assert.equal(lateDone, false, 'not settled while the pipe is full');
+    process.kill(pid, 'SIGUSR1');
+    await Promise.all([first, ...big, behindBatch, late]);
+    await waitFor(() => messages.length >= 5, 'acks');
+    assert.deepEqual(messages.map((m) => (m as { ack: number }).ack), [0, 1, 2, 3, 4]);
+    await t.close();
+  });
+
   test('200 x 1 MB messages to a slow reader all arrive, in order', async () => {
     const { t, messages } = makeTransport(['--slow']);
     await t.start();

@@ -4,7 +4,7 @@ import { JsonRpcConnection } from '../../src/protocol/connection';
 import { ConnectionClosedError, RequestTimeoutError } from '../../src/protocol/errors';
 import { Emitter } from '../../src/util/event';
 import { classifyMessage, isResultResponse } from '../../src/protocol/jsonrpc';
-import type { Transport, TransportCloseInfo, TransportWarning } from '../../src/transport/transport';
+import type { SendOptions, Transport, TransportCloseInfo, TransportWarning } from '../../src/transport/transport';
 
 /**
  * The connection's performance paths keep its behaviour: one timeout timer shared by all
@@ -109,6 +109,28 @@ describe('JsonRpcConnection performance paths', () => {
     connection.dispose();
     await assert.rejects(q);
     assert.equal(timer(), undefined);
+  });
+
+  test('a request is sent alone only when it is the only one under way', async () => {
+    const transport = new BatchingTransport();
+    const alone: Array<boolean | undefined> = [];
+    const send = transport.send.bind(transport);
+    transport.send = (message: unknown, options?: SendOptions) => {
+      alone.push(options?.alone);
+      return send(message);
+    };
+    const connection = new JsonRpcConnection(transport, { label: "server 's'" });
+    const answer = (index: number) => transport.onMessageEmitter.fire({ jsonrpc: '2.0', id: transport.sent[index].id, result: {} });
+    const first = connection.request('a');
+    const second = connection.request('b');
+    answer(0);
+    answer(1);
+    await Promise.all([first, second]);
+    const third = connection.request('c');
+    answer(2);
+    await third;
+    // a: nothing else under way; b: a still was; c: both answered.
+    assert.deepEqual(alone, [true, undefined, true]);
   });
 
   test('an exception while sending fails that request, as before', async () => {
