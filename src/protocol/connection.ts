@@ -131,6 +131,8 @@ export class JsonRpcConnection implements Disposable {
   private lastSent: Promise<void> | undefined;
   private lastSentIds: SentIds = { first: 0, last: 0 };
   private lastSentAt = 0;
+  /** The last message written was a request with no other under way (see write()). */
+  private lastWriteSolo = false;
 
   readonly onClose: Event<TransportCloseInfo> = this.onCloseEmitter.event;
 
@@ -252,8 +254,7 @@ export class JsonRpcConnection implements Disposable {
 
       const message: Record<string, unknown> =
         outgoingParams !== undefined ? { jsonrpc: '2.0', id, method, params: outgoingParams } : { jsonrpc: '2.0', id, method };
-      // The only request under way (a sequential caller): nothing to gather it with.
-      const sent = this.write(message, this.pending.size === 1 ? SEND_ALONE : undefined);
+      const sent = this.write(message, this.pending.size === 1);
       // Performance: a transport may return one promise for all the messages it writes together
       // (StdioTransport does, per tick). Then one failure handler serves them all, instead of a
       // handler (and a derived promise) per request; and the clock is read once per write: the
@@ -329,9 +330,18 @@ export class JsonRpcConnection implements Disposable {
 
   // --- internals -----------------------------------------------------------
 
-  private write(message: unknown, options?: SendOptions): Promise<void> {
+  /**
+   * `solo`: a request that is the only one under way. Sent alone (Transport.send) when the
+   * message before it was one too: a caller that waits for each answer before its next request,
+   * whose requests have nothing to gather with. Not the first request of a burst (256 at once,
+   * or all of a window whose answers came in one chunk): written alone, it would split the burst
+   * into two waves that the server answers apart from then on.
+   */
+  private write(message: unknown, solo = false): Promise<void> {
     this.options.onTrace?.('send', message);
-    return this.transport.send(message, options);
+    const alone = solo && this.lastWriteSolo;
+    this.lastWriteSolo = solo;
+    return this.transport.send(message, alone ? SEND_ALONE : undefined);
   }
 
   /** (Re)starts the request's timeout: it fails `delayMs` after `from` (default: now) unless answered. */

@@ -111,26 +111,33 @@ describe('JsonRpcConnection performance paths', () => {
     assert.equal(timer(), undefined);
   });
 
-  test('a request is sent alone only when it is the only one under way', async () => {
+  test('a request is sent alone when it and the one before it were each the only one under way (a sequential caller)', async () => {
     const transport = new BatchingTransport();
-    const alone: Array<boolean | undefined> = [];
+    const alone: string[] = [];
     const send = transport.send.bind(transport);
     transport.send = (message: unknown, options?: SendOptions) => {
-      alone.push(options?.alone);
+      alone.push(`${(message as { method: string }).method}:${options?.alone === true}`);
       return send(message);
     };
     const connection = new JsonRpcConnection(transport, { label: "server 's'" });
-    const answer = (index: number) => transport.onMessageEmitter.fire({ jsonrpc: '2.0', id: transport.sent[index].id, result: {} });
-    const first = connection.request('a');
-    const second = connection.request('b');
-    answer(0);
-    answer(1);
-    await Promise.all([first, second]);
-    const third = connection.request('c');
-    answer(2);
-    await third;
-    // a: nothing else under way; b: a still was; c: both answered.
-    assert.deepEqual(alone, [true, undefined, true]);
+    const answer = (...requests: Array<Promise<unknown>>) => {
+      for (const m of transport.sent.slice(-requests.length)) transport.onMessageEmitter.fire({ jsonrpc: '2.0', id: m.id, result: {} });
+      return Promise.all(requests);
+    };
+    await connection.notify('notifications/initialized');
+    for (const method of ['a', 'b', 'c']) await answer(connection.request(method));
+    // Two at once (the first still follows a lone request), answered in one go; then the next
+    // two, whose first finds nothing else under way, but follows a request that was not alone:
+    // the window of a concurrent caller whose answers came together stays one write.
+    await answer(connection.request('x'), connection.request('y'));
+    await answer(connection.request('x2'), connection.request('y2'));
+    await connection.notify('notifications/progress');
+    for (const method of ['d', 'e']) await answer(connection.request(method));
+    assert.deepEqual(alone, [
+      'notifications/initialized:false', 'a:false', 'b:true', 'c:true',
+      'x:true', 'y:false', 'x2:false', 'y2:false',
+      'notifications/progress:false', 'd:false', 'e:true',
+    ]);
   });
 
   test('an exception while sending fails that request, as before', async () => {
