@@ -83,9 +83,6 @@ function readCommonOption(arg: string, value: () => string, options: RegistryOpt
     case '--use':
       options.use = value();
       return true;
-    case '--accept-launcher-options':
-      options.acceptLauncherOptions = true;
-      return true;
     default:
       return false;
   }
@@ -251,6 +248,7 @@ export async function runAdd(argv: string[], io: CliIo): Promise<number> {
       } else if (arg === '--config') configFile = value();
       else if (arg === '--name') entryName = value();
       else if (arg === '--force') force = true;
+      else if (arg === '--accept-launcher-options') options.acceptLauncherOptions = true;
       else if (arg.startsWith('-')) throw new UsageError(`unknown option ${arg}`);
       else if (spec === undefined) spec = arg;
       else throw new UsageError(`one server at a time (got ${JSON.stringify(spec)} and ${JSON.stringify(arg)})`);
@@ -265,7 +263,7 @@ export async function runAdd(argv: string[], io: CliIo): Promise<number> {
     const name = entryName ?? suggestEntryName(server.name);
     const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : undefined;
     const built = await buildEntry(server, option, { registry, name: server.name, version: server.version }, name, cliPrompter(options.values, io));
-    refuseUnacceptedLauncherOptions(server.name, built, options, 'nothing written');
+    if (!launcherOptionsAccepted('add', server.name, built, options, io, 'nothing written')) return ExitCode.Usage;
     const updated = addEntryToText(text, name, built.entry, built.inputs, force);
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, updated);
@@ -309,7 +307,7 @@ export async function runListFromRegistry(argv: string[], io: CliIo, runCli: (ar
     const { server, option, registry } = await resolveServer(spec, options, io);
     const name = suggestEntryName(server.name);
     const built = await buildEntry(server, option, { registry, name: server.name, version: server.version }, name, cliPrompter(options.values, io));
-    refuseUnacceptedLauncherOptions(server.name, built, options, 'nothing started');
+    if (!launcherOptionsAccepted('list', server.name, built, options, io, 'nothing started')) return ExitCode.Usage;
     const entry = secretsFromEnvironment(built, io);
     const file = path.join(dir, 'mcp.json');
     fs.writeFileSync(file, addEntryToText(undefined, name, entry, []), { mode: 0o600 });
@@ -321,13 +319,23 @@ export async function runListFromRegistry(argv: string[], io: CliIo, runCli: (ar
   }
 }
 
-/** An entry that asks its launcher for more than running its package goes on only with --accept-launcher-options. */
-function refuseUnacceptedLauncherOptions(serverName: string, built: BuiltEntry, options: RegistryOptions, outcome: string): void {
-  if (built.launcherRequests.length === 0 || options.acceptLauncherOptions) return;
-  const asked = built.launcherRequests.map((r) => displayText(r, 160)).join('; ');
-  throw new UnsupportedServerError(
-    `${serverName} asks ${String(built.entry.command)} for more than running its package: ${asked}. Such options can give it this machine's files, devices, network or secrets, or run other code than the listed version; ${outcome}. Add --accept-launcher-options if you expect them.`,
+/**
+ * An entry that asks its launcher for more than running its package goes on only with
+ * --accept-launcher-options; else each request is printed on a line of its own (shown, bounded
+ * and escaped, by launcherRequests) and nothing happens.
+ */
+function launcherOptionsAccepted(command: string, serverName: string, built: BuiltEntry, options: RegistryOptions, io: CliIo, outcome: string): boolean {
+  if (built.launcherRequests.length === 0 || options.acceptLauncherOptions) return true;
+  io.stderr(
+    [
+      `mcp-host ${command}: ${displayText(serverName, 200)} asks ${displayText(String(built.entry.command), 40)} for more than running its package:`,
+      ...built.launcherRequests.map((r) => `  ${r}`),
+      `Such options and variables can give it this machine's files, devices, network or secrets, or run other code than the listed version; ${outcome}.`,
+      'Add --accept-launcher-options if you expect them.',
+      '',
+    ].join('\n'),
   );
+  return false;
 }
 
 /**

@@ -54,6 +54,16 @@ export function shownServerMessage(text: string, max = 300): string {
 }
 
 /**
+ * A part of a command line a registry wrote (an option, its value, a variable), to show before
+ * it runs: controls and invisible characters escaped (what is shown is what runs), and a long one
+ * as both its ends, since either may hold what matters (`--mount …,source=/`).
+ */
+export function shownBothEnds(text: string, max = 160): string {
+  const cut = text.length > max ? `${text.slice(0, max - 61)}…${text.slice(-60)}` : text;
+  return cut.replace(UNSHOWN, escapedChar);
+}
+
+/**
  * Text from a server or a registry, made safe for one line of a list or a terminal: no control
  * characters, no invisible ones (bidirectional controls, zero-width characters: withoutInvisible),
  * bounded.

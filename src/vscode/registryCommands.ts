@@ -349,10 +349,10 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
 async function acceptLaunchRequests(serverName: string, built: BuiltEntry): Promise<boolean> {
   if (built.launcherRequests.length === 0) return true;
   const command = displayText(String(built.entry.command), 40);
-  const shown = built.launcherRequests.map((r) => displayText(r, 160));
+  // Each request is shown whole enough to judge (launcherRequests: escaped, both ends of a long one).
   const answer = await usageServices.prompter.message(
     'warning',
-    `${displayText(serverName, 120)} asks ${command} for more than running its package: ${shown.join('; ')}.`,
+    `${displayText(serverName, 120)} asks ${command} for more than running its package: ${built.launcherRequests.join('; ')}.`,
     {
       key: 'browse.launcher',
       modal: true,

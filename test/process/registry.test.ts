@@ -394,11 +394,20 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
     const add = ['add', 'io.github.example/database-manager', '--registry', registry.base, ...values];
     const refused = await cli(add, { cwd: dir });
     assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, /io\.github\.example\/database-manager asks docker for more than running its package: --network host\. .*; nothing written\. Add --accept-launcher-options if you expect them\./);
+    assert.equal(
+      refused.stderr,
+      [
+        'mcp-host add: io.github.example/database-manager asks docker for more than running its package:',
+        '  --network host',
+        "Such options and variables can give it this machine's files, devices, network or secrets, or run other code than the listed version; nothing written.",
+        'Add --accept-launcher-options if you expect them.',
+        '',
+      ].join('\n'),
+    );
     assert.ok(!fs.existsSync(path.join(dir, '.vscode', 'mcp.json')), 'nothing written');
     const tried = await cli(['list', '--registry', 'io.github.example/database-manager', '--registry-url', registry.base, ...values], { cwd: dir });
     assert.equal(tried.code, 2, tried.stderr);
-    assert.match(tried.stderr, /--network host\. .*; nothing started\./);
+    assert.match(tried.stderr, /^mcp-host list: .*\n {2}--network host\n.*; nothing started\.\n/);
     const accepted = await cli([...add, '--accept-launcher-options'], { cwd: dir });
     assert.equal(accepted.code, 0, accepted.stderr);
     const json = JSON.parse(fs.readFileSync(path.join(dir, '.vscode', 'mcp.json'), 'utf8')) as { servers: Record<string, { args: string[] }> };

@@ -4,6 +4,7 @@
 // `-e GITHUB_TOKEN` (the host's value, forwarded), `uvx --from git+https://…`, `npx -p other`,
 // `NODE_OPTIONS`, `UV_INDEX_URL` widen what the server may reach or change what runs. The
 // registry is a remote party: such requests are shown to the person, who accepts them or not.
+import { shownBothEnds } from '../../util/serverText';
 
 /** Options a launcher may be given without widening anything; `value`: the option takes the next token. */
 type KnownOptions = Readonly<Record<string, 'flag' | 'value'>>;
@@ -21,8 +22,6 @@ const DOCKER_OPTIONS: KnownOptions = {
   '--workdir': 'value',
   '--pull': 'value',
   '--platform': 'value',
-  '-l': 'value',
-  '--label': 'value',
   '-m': 'value',
   '--memory': 'value',
   '--cpus': 'value',
@@ -41,25 +40,26 @@ const LAUNCHER_OPTIONS: Readonly<Record<string, KnownOptions>> = {
 };
 
 /**
- * Environment variables a launcher (or what it starts before the package) reads to choose what
- * to run, where from, or whom to trust: set by a registry, they would change the pinned package's
- * source or let its traffic be read. Upper-cased names; a trailing `*` is a prefix. docker's
- * variables other than its own reach only the container (`-e NAME`), where they are the server's.
+ * Environment variables a launcher, the shell or loader before it, or what it starts before the
+ * package read to choose what to run, where from, with which configuration, or whom to trust: set
+ * by a registry, they would change the pinned package's source, run other code, or let its
+ * traffic be read. Upper-cased names; a trailing `*` is a prefix.
  */
-const PACKAGE_LAUNCHER_ENVIRONMENT: readonly string[] = [
+const ANY_LAUNCHER: readonly string[] = [
   'PATH',
-  'NODE_OPTIONS',
-  'NODE_PATH',
-  'NODE_EXTRA_CA_CERTS',
-  'NODE_TLS_REJECT_UNAUTHORIZED',
-  'NPM_CONFIG_*',
-  'UV_*',
-  'PIP_*',
-  'PYTHON*',
-  'NUGET_*',
-  'DOTNET_*',
+  'PATHEXT',
+  'COMSPEC',
+  'BASH_ENV',
+  'ENV',
+  'HOME',
+  'USERPROFILE',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'XDG_*',
   'LD_*',
   'DYLD_*',
+  'GCONV_PATH',
+  'OPENSSL_*',
   'HTTP_PROXY',
   'HTTPS_PROXY',
   'ALL_PROXY',
@@ -68,49 +68,103 @@ const PACKAGE_LAUNCHER_ENVIRONMENT: readonly string[] = [
   'SSL_CERT_DIR',
   'REQUESTS_CA_BUNDLE',
   'CURL_CA_BUNDLE',
-  'GIT_*',
 ];
 
-const DOCKER_ENVIRONMENT: readonly string[] = ['PATH', 'DOCKER_*', 'LD_*', 'DYLD_*'];
+const LAUNCHER_ENVIRONMENT: Readonly<Record<string, readonly string[]>> = {
+  npm: [...ANY_LAUNCHER, 'NODE_OPTIONS', 'NODE_PATH', 'NODE_EXTRA_CA_CERTS', 'NODE_TLS_REJECT_UNAUTHORIZED', 'NODE_REDIRECT_WARNINGS', 'NPM_CONFIG_*', 'PREFIX'],
+  pypi: [
+    ...ANY_LAUNCHER,
+    'UV_*',
+    'PIP_*',
+    'PYTHONPATH',
+    'PYTHONHOME',
+    'PYTHONSTARTUP',
+    'PYTHONUSERBASE',
+    'PYTHONINSPECT',
+    'PYTHONEXECUTABLE',
+    'PYTHONPLATLIBDIR',
+    'PYTHONBREAKPOINT',
+    'PYTHONWARNINGS',
+    // uvx --from git+…: git runs these.
+    'GIT_SSH',
+    'GIT_SSH_COMMAND',
+    'GIT_ASKPASS',
+    'GIT_EXEC_PATH',
+    'GIT_PROXY_COMMAND',
+    'GIT_CONFIG*',
+  ],
+  nuget: [
+    ...ANY_LAUNCHER,
+    'NUGET_*',
+    'DOTNET_ROOT*',
+    'DOTNET_STARTUP_HOOKS',
+    'DOTNET_ADDITIONAL_DEPS',
+    'DOTNET_SHARED_STORE',
+    'DOTNET_CLI_HOME',
+    'DOTNET_HOST_PATH',
+    'DOTNET_NUGET_SIGNATURE_VERIFICATION',
+    'CORECLR_*',
+    'COMPLUS_*',
+  ],
+  // docker's own (its daemon, its configuration); the rest reach only the container (-e NAME), the server's own.
+  oci: ['PATH', 'HOME', 'XDG_*', 'DOCKER_*', 'LD_*', 'DYLD_*'],
+};
+
+/** More than this many requests is no list a person can review: such an entry is not added. */
+export const MAX_LAUNCHER_REQUESTS = 16;
 
 function isLauncherVariable(registryType: string, name: string): boolean {
   const upper = name.toUpperCase();
-  const patterns = registryType === 'oci' ? DOCKER_ENVIRONMENT : PACKAGE_LAUNCHER_ENVIRONMENT;
+  const patterns = LAUNCHER_ENVIRONMENT[registryType] ?? ANY_LAUNCHER;
   return patterns.some((pattern) => (pattern.endsWith('*') ? upper.startsWith(pattern.slice(0, -1)) : upper === pattern));
 }
 
 /** A docker -e value that sets the variable (NAME=value), rather than forwarding this machine's. */
-function setsVariable(value: string | undefined): boolean {
-  return value !== undefined && value.indexOf('=') > 0;
+function setsVariable(value: string): boolean {
+  return value.indexOf('=') > 0;
+}
+
+/** Whether a known option, with the value it takes (undefined: none follows), widens nothing. */
+function isHarmless(kind: 'flag' | 'value' | undefined, name: string, value: string | undefined): boolean {
+  if (kind === 'flag') return true;
+  // A value option without its value would take the next word of the command line: the image or
+  // the package, after which the package's own arguments would be read as the launcher's options.
+  if (kind !== 'value' || value === undefined) return false;
+  return name === '-e' || name === '--env' ? setsVariable(value) : true;
 }
 
 /**
  * The runtime arguments (as resolved, in order) that are more than the launcher's harmless
  * options, each with its value ("--network host"), and the environment variables the launcher
- * would read to change what runs ("NODE_OPTIONS (environment)"). Empty: nothing to ask.
+ * would read to change what runs ("NODE_OPTIONS=--require ./x.js (environment)"), in a form to
+ * show: escaped, and a long one with both its ends. Empty: nothing to ask.
  */
-export function launcherRequests(registryType: string, runtimeArguments: readonly string[], environment: readonly string[]): string[] {
+export function launcherRequests(registryType: string, runtimeArguments: readonly string[], environment: Readonly<Record<string, string>>): string[] {
   const known = LAUNCHER_OPTIONS[registryType] ?? {};
   const requests: string[] = [];
   for (let i = 0; i < runtimeArguments.length; i++) {
     const token = runtimeArguments[i];
-    const equals = token.startsWith('--') ? token.indexOf('=') : -1;
-    const name = equals > 0 ? token.slice(0, equals) : token;
-    const kind = token.startsWith('-') ? known[name] : undefined;
-    const takesNext = kind === 'value' && equals < 0 && i + 1 < runtimeArguments.length;
-    const value = equals > 0 ? token.slice(equals + 1) : takesNext ? runtimeArguments[i + 1] : undefined;
-    const harmless = kind === 'flag' || (kind === 'value' && (name === '-e' || name === '--env' ? setsVariable(value) : true));
-    if (!harmless) {
-      // An option the launcher may read with its value: shown together. A word that is no
-      // option's value (docker would take it for the image, uvx for the command) is shown alone.
-      const next = runtimeArguments[i + 1];
-      const withNext = token.startsWith('-') && equals < 0 && next !== undefined && !next.startsWith('-');
-      requests.push(withNext ? `${token} ${next}` : token);
-      if (withNext) i++;
+    if (!token.startsWith('-')) {
+      // A word that is no option's value: docker would take it for the image, uvx for the command.
+      requests.push(`${shownBothEnds(token)} (not an option: read as what to run)`);
       continue;
     }
-    if (takesNext) i++;
+    const equals = token.startsWith('--') ? token.indexOf('=') : -1;
+    const name = equals > 0 ? token.slice(0, equals) : token;
+    const kind = known[name];
+    const next = runtimeArguments[i + 1];
+    const value = equals > 0 ? token.slice(equals + 1) : kind === 'value' ? next : undefined;
+    if (isHarmless(kind, name, value)) {
+      if (kind === 'value' && equals < 0) i++;
+      continue;
+    }
+    // An option the launcher may read with the next word as its value: shown together.
+    const withNext = equals < 0 && next !== undefined && !next.startsWith('-');
+    requests.push(withNext ? `${shownBothEnds(token)} ${shownBothEnds(next)}` : shownBothEnds(token));
+    if (withNext) i++;
   }
-  for (const name of environment) if (isLauncherVariable(registryType, name)) requests.push(`${name} (environment)`);
+  for (const [name, value] of Object.entries(environment)) {
+    if (isLauncherVariable(registryType, name)) requests.push(`${shownBothEnds(name, 60)}=${shownBothEnds(value)} (environment)`);
+  }
   return requests;
 }

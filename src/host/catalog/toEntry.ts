@@ -7,7 +7,7 @@ import { zoneOfUrl } from '../../util/networkZone';
 import { nugetIdProblem, npmNameProblem, ociReferenceProblem, pypiNameProblem, versionProblem } from './packageNames';
 import { shownServerText } from '../../util/serverText';
 import { galleryUrl, type Provenance } from './provenance';
-import { launcherRequests } from './launcherRequests';
+import { MAX_LAUNCHER_REQUESTS, launcherRequests } from './launcherRequests';
 import type { KeyValueInput, RegistryArgument, RegistryInput, RegistryPackage, RegistryRemote, ServerDetail } from './serverJson';
 
 /** What kind of install a choice is: one package, or one remote endpoint. */
@@ -370,7 +370,11 @@ async function packageEntry(pkg: RegistryPackage, ctx: EntryContext): Promise<{ 
       throw new UnsupportedServerError(`package type "${pkg.registryType}" is not supported`);
   }
   const entry: McpJsonEntry = { type: 'stdio', command, args, ...(Object.keys(env).length ? { env } : {}) };
-  return { entry, requests: launcherRequests(pkg.registryType, runtimeArgs, Object.keys(env)) };
+  const requests = launcherRequests(pkg.registryType, runtimeArgs, env);
+  if (requests.length > MAX_LAUNCHER_REQUESTS) {
+    throw new UnsupportedServerError(`it asks ${command} for ${requests.length} options and variables beyond running its package, more than the ${MAX_LAUNCHER_REQUESTS} a person can review; not added`);
+  }
+  return { entry, requests };
 }
 
 async function remoteEntry(remote: RegistryRemote, ctx: EntryContext): Promise<McpJsonEntry> {
