@@ -26,7 +26,9 @@ const common = {
  * host/loadRemote.ts requires '../remote' (the HTTP transports and OAuth: dist/remote.js) when a
  * remote server is first used; host/ajvBundle.ts requires '../ajv' (Ajv and re2js: dist/ajv.js)
  * when a schema is first checked; host/loadInspect.ts requires '../inspect' (the doctor and the
- * server report: dist/inspect.js) when a server is first diagnosed or reported on. And dist/cli.js is
+ * server report: dist/inspect.js) when a server is first diagnosed or reported on;
+ * host/loadCatalog.ts requires '../catalog' (the MCP-registry catalog: dist/catalog.js) when a
+ * person first browses a registry or checks for updates. And dist/cli.js is
  * only the launcher of dist/cli-main.js (src/cli.ts).
  */
 const LAZY_PARTS = [
@@ -35,13 +37,15 @@ const LAZY_PARTS = [
   { importer: 'src/host/ajvBundle.ts', specifier: '../ajv', output: './ajv.js' },
   // The doctor and the server report, in the extension (the CLI keeps them inline).
   { importer: 'src/host/loadInspect.ts', specifier: '../inspect', output: './inspect.js' },
+  // The MCP-registry catalog: Browse Servers… and Check for Updates (the CLI keeps it inline).
+  { importer: 'src/host/loadCatalog.ts', specifier: '../catalog', output: './catalog.js' },
   // The CLI itself, behind the small dist/cli.js that turns Node's compile cache on first.
   { importer: 'src/cli.ts', specifier: './cliMain', output: './cli-main.js' },
 ];
 const lazyPartsAsSeparateBundles = {
   name: 'lazy-parts-as-separate-bundles',
   setup(build) {
-    build.onResolve({ filter: /^(\.\.\/(\.\.\/)?(remote|ajv|inspect)|\.\/cliMain)$/ }, (args) => {
+    build.onResolve({ filter: /^(\.\.\/(\.\.\/)?(remote|ajv|inspect|catalog)|\.\/cliMain)$/ }, (args) => {
       const importer = args.importer.replaceAll('\\', '/');
       const part = LAZY_PARTS.find((p) => importer.endsWith(p.importer) && p.specifier === args.path);
       return part ? { path: part.output, external: true } : undefined;
@@ -57,6 +61,7 @@ const builds = [
   { ...common, entryPoints: ['src/remote.ts'], outfile: 'dist/remote.js' },
   { ...common, entryPoints: ['src/ajv.ts'], outfile: 'dist/ajv.js' },
   { ...common, entryPoints: ['src/inspect.ts'], outfile: 'dist/inspect.js', plugins: [lazyPartsAsSeparateBundles] },
+  { ...common, entryPoints: ['src/catalog.ts'], outfile: 'dist/catalog.js' },
   // The webview pages: browser scripts, one per page, with their libraries (markdown-it) inside.
   {
     ...common,

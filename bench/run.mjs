@@ -108,10 +108,12 @@ async function measureBundle() {
   const ajv = existsSync(join(ROOT, 'dist/ajv.js')) ? statSync(join(ROOT, 'dist/ajv.js')).size : null;
   // dist/inspect.js: the doctor and the server report, loaded when first asked for.
   const inspect = existsSync(join(ROOT, 'dist/inspect.js')) ? statSync(join(ROOT, 'dist/inspect.js')).size : null;
+  // dist/catalog.js: the MCP-registry catalog, loaded when a person first browses a registry.
+  const catalog = existsSync(join(ROOT, 'dist/catalog.js')) ? statSync(join(ROOT, 'dist/catalog.js')).size : null;
   const analysis = await bundleParts();
   // The breakdown rebuilds with esbuild.mjs's settings in memory: say so if it ever disagrees.
   const stale = analysis.bytes !== undefined && Math.abs(analysis.bytes - bytes) > bytes * 0.01;
-  return { bytes, remoteBytes: remote, ajvBytes: ajv, inspectBytes: inspect, note: 'dist/extension.js after node esbuild.mjs --production', parts: analysis.parts, partsStale: stale };
+  return { bytes, remoteBytes: remote, ajvBytes: ajv, inspectBytes: inspect, catalogBytes: catalog, note: 'dist/extension.js after node esbuild.mjs --production', parts: analysis.parts, partsStale: stale };
 }
 
 /**
@@ -461,6 +463,7 @@ if (bundle.remoteBytes != null) {
   log(`  dist/remote.js (HTTP transports and OAuth, loaded when a remote server is first used): ${bundle.remoteBytes} bytes (${(bundle.remoteBytes / 1024).toFixed(1)} KiB)`);
   log(`  dist/ajv.js (Ajv, loaded when a tool's arguments are first checked): ${bundle.ajvBytes} bytes (${(bundle.ajvBytes / 1024).toFixed(1)} KiB)`);
   log(`  dist/inspect.js (the doctor and the server report, loaded when first asked for): ${bundle.inspectBytes} bytes (${(bundle.inspectBytes / 1024).toFixed(1)} KiB)`);
+  if (bundle.catalogBytes != null) log(`  dist/catalog.js (the MCP-registry catalog, loaded when a registry is first browsed): ${bundle.catalogBytes} bytes (${(bundle.catalogBytes / 1024).toFixed(1)} KiB)`);
 }
 if (bundle.parts) {
   const top = bundle.parts.slice(0, 10).map((p) => `${p.what} ${(p.bytes / 1024).toFixed(1)}`);

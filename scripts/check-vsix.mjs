@@ -12,7 +12,7 @@ const listing = execFileSync('python3', ['-c', 'import sys, zipfile; print("\\n"
   .filter(Boolean);
 const files = listing.filter((f) => f.startsWith('extension/')).map((f) => f.slice('extension/'.length));
 const forbidden = files.filter((f) => /^(src|test|out|node_modules|bench|scripts|demo|\.vscode-test-host|test-results)\//.test(f) || /\.(ts|map)$/.test(f));
-const required = ['package.json', 'package.nls.json', 'dist/extension.js', 'dist/cli.js', 'dist/cli-main.js', 'dist/remote.js', 'dist/ajv.js', 'dist/inspect.js', 'media/icon.png', 'media/activitybar.svg', 'README.md', 'CHANGELOG.md', 'LICENSE.txt'];
+const required = ['package.json', 'package.nls.json', 'dist/extension.js', 'dist/cli.js', 'dist/cli-main.js', 'dist/remote.js', 'dist/ajv.js', 'dist/inspect.js', 'dist/catalog.js', 'media/icon.png', 'media/activitybar.svg', 'README.md', 'CHANGELOG.md', 'LICENSE.txt'];
 // vsce stores README.md and CHANGELOG.md in lower case.
 const lower = new Set(files.map((f) => f.toLowerCase()));
 const missing = required.filter((f) => !lower.has(f.toLowerCase()));

@@ -4,19 +4,10 @@
 // server.json -> entry conversion live on the host floor (src/host/catalog).
 import * as vscode from 'vscode';
 import { parse as parseJsonc } from 'jsonc-parser';
-import {
-  RegistryClient,
-  RegistryError,
-  displayText,
-  readRegistrySettings,
-  registryClient,
-  suggestEntryName,
-  transportsOf,
-  type CatalogEntry,
-  type RegistrySetting,
-} from '../host/catalog';
-import { AddCancelled, buildEntry, installOptions, needsOf, type BuiltEntry, type InstallOption, type ValuePrompter } from '../host/catalog/toEntry';
-import { addEntryToText, configuredNames, distinctInputs, distinctInputsInText, entryNameProblem, replaceEntryInText } from '../host/catalog/configEdit';
+import type { CatalogEntry, RegistryClient, RegistrySetting } from '../host/catalog';
+import type { BuiltEntry, InstallOption, ValuePrompter } from '../host/catalog/toEntry';
+import { loadCatalog as catalog } from '../host/loadCatalog';
+import { displayText } from '../util/serverText';
 import { repinEntry, repinProblem } from '../host/catalog/provenance';
 import type { ServerDetail } from '../host/catalog/serverJson';
 import { errorMessage } from '../util/errorMessage';
@@ -48,7 +39,7 @@ export function registerRegistryCommands(controller: HostController, context: vs
 
 /** The configured registries, with header values resolved (`${input:}` from SecretStorage, `${env:}`). */
 async function registries(controller: HostController, context: vscode.ExtensionContext): Promise<RegistrySetting[]> {
-  const { registries: list, problems } = readRegistrySettings(vscode.workspace.getConfiguration('mcpHost').get('registries'));
+  const { registries: list, problems } = catalog().readRegistrySettings(vscode.workspace.getConfiguration('mcpHost').get('registries'));
   for (const p of problems) controller.mainLog.warn(p);
   const resolved: RegistrySetting[] = [];
   for (const r of list) {
@@ -117,9 +108,9 @@ function pickOf(entry: CatalogEntry, registry: RegistrySetting, configured: Conf
     return { label: `$(warning) ${displayText(entry.name ?? '(no name)', 120)}`, description: 'malformed', detail: displayText(entry.reason, 200) };
   }
   const { server, meta } = entry;
-  const options = installOptions(server);
+  const options = catalog().installOptions(server);
   const preferred = options.find((o) => !o.unsupported);
-  const needs = preferred ? needsOf(preferred) : undefined;
+  const needs = preferred ? catalog().needsOf(preferred) : undefined;
   const needText = needs && (needs.secrets.length || needs.values.length) ? `needs ${[...needs.secrets.map((s) => `${s} (secret)`), ...needs.values].join(', ')}` : '';
   const deprecated = meta.status === 'deprecated';
   const already = configuredAs(server, configured);
@@ -127,7 +118,7 @@ function pickOf(entry: CatalogEntry, registry: RegistrySetting, configured: Conf
     label: `${deprecated ? '$(warning) ' : already ? '$(check) ' : ''}${displayText(server.title ?? server.name, 100)}`,
     description: [displayText(server.version, 40), deprecated ? 'deprecated' : '', already ? `configured as ${displayText(already, 80)}` : ''].filter(Boolean).join(' · '),
     // What it runs on and needs first: the description is the part a narrow list may cut.
-    detail: [[displayText(transportsOf(server), 80), preferred ? needText : 'nothing MCP Host can install'].filter(Boolean).join(' · '), displayText(server.description, 160), displayText(server.name, 120)].join(' — '),
+    detail: [[displayText(catalog().transportsOf(server), 80), preferred ? needText : 'nothing MCP Host can install'].filter(Boolean).join(' · '), displayText(server.description, 160), displayText(server.name, 120)].join(' — '),
     ...(server.repository?.url?.startsWith('https://') ? { buttons: [REPOSITORY_BUTTON] } : {}),
     result: { server, registry, deprecated },
   };
@@ -135,7 +126,7 @@ function pickOf(entry: CatalogEntry, registry: RegistrySetting, configured: Conf
 
 async function searchAll(query: string, list: readonly RegistrySetting[], configured: Configured, log: (m: string) => void): Promise<ServerPick[]> {
   const picks: ServerPick[] = [];
-  const results = await Promise.allSettled(list.map((r) => registryClient(r.url, r.headers).search(query, { limit: 50 })));
+  const results = await Promise.allSettled(list.map((r) => catalog().registryClient(r.url, r.headers).search(query, { limit: 50 })));
   results.forEach((result, i) => {
     const registry = list[i];
     if (list.length > 1) picks.push({ label: registry.url, kind: vscode.QuickPickItemKind.Separator });
@@ -144,7 +135,7 @@ async function searchAll(query: string, list: readonly RegistrySetting[], config
       picks.push(...entries.map((e) => pickOf(e, registry, configured)));
       if (result.value.nextCursor) picks.push({ label: '$(ellipsis) More results: type more of the name', alwaysShow: true });
     } else {
-      const message = result.reason instanceof RegistryError ? result.reason.message : `Registry ${registry.url}: ${errorMessage(result.reason)}`;
+      const message = result.reason instanceof catalog().RegistryError ? result.reason.message : `Registry ${registry.url}: ${errorMessage(result.reason)}`;
       log(message);
       picks.push({ label: `$(error) ${message}`, alwaysShow: true });
     }
@@ -248,7 +239,7 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   const prompter = usageServices.prompter;
   const title = `Add ${displayText(listed.title ?? listed.name, 80)}`;
   // The list holds the latest version; read it again by name and version, as the registry serves it.
-  const fetched = await registryClient(registry.url, registry.headers).get(listed.name, listed.version);
+  const fetched = await catalog().registryClient(registry.url, registry.headers).get(listed.name, listed.version);
   if (fetched.kind === 'malformed') {
     void vscode.window.showErrorMessage(`MCP Host: ${listed.name}'s server.json is malformed: ${displayText(fetched.reason, 200)}`);
     return undefined;
@@ -258,9 +249,9 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
     const go = await prompter.message('warning', `${server.name} is deprecated in ${registry.url}.`, { key: 'browse.deprecated', modal: true }, 'Add Anyway');
     if (go !== 'Add Anyway') return undefined;
   }
-  const options = installOptions(server).filter((o) => !o.unsupported);
+  const options = catalog().installOptions(server).filter((o) => !o.unsupported);
   if (options.length === 0) {
-    const why = installOptions(server).map((o) => o.unsupported).filter(Boolean).join('; ');
+    const why = catalog().installOptions(server).map((o) => o.unsupported).filter(Boolean).join('; ');
     void vscode.window.showErrorMessage(`MCP Host cannot install ${server.name}: ${displayText(why || 'it has no package or remote', 300)}`);
     return undefined;
   }
@@ -287,24 +278,24 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   const read = target.folder ? await readForEdit(vscode.Uri.file(file), what) : { text: undefined };
   if (!read) return undefined;
   const text = read.text;
-  const taken = target.folder ? configuredNames(text) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
-  let name = suggestEntryName(server.name);
-  if (taken.has(name) || entryNameProblem(name)) {
+  const taken = target.folder ? catalog().configuredNames(text) : new Set(Object.keys(vscode.workspace.getConfiguration('mcpHost').get<object>('servers', {})));
+  let name = catalog().suggestEntryName(server.name);
+  if (taken.has(name) || catalog().entryNameProblem(name)) {
     const typed = await prompter.input({
       key: 'browse.name',
       title,
-      prompt: `${entryNameProblem(name) ?? `"${name}" is already configured there`}. A name for this server:`,
+      prompt: `${catalog().entryNameProblem(name) ?? `"${name}" is already configured there`}. A name for this server:`,
       value: uniqueName(name, taken),
-      validate: (v) => (!v.trim() ? 'Enter a name' : taken.has(v.trim()) ? `"${v.trim()}" is already configured there` : entryNameProblem(v.trim())),
+      validate: (v) => (!v.trim() ? 'Enter a name' : taken.has(v.trim()) ? `"${v.trim()}" is already configured there` : catalog().entryNameProblem(v.trim())),
     });
     if (!typed) return undefined;
     name = typed.trim();
   }
   let built;
   try {
-    built = await buildEntry(server, option, { registry: registry.url, name: server.name, version: server.version }, name, editorValuePrompter(title));
+    built = await catalog().buildEntry(server, option, { registry: registry.url, name: server.name, version: server.version }, name, editorValuePrompter(title));
   } catch (err) {
-    if (err instanceof AddCancelled) return undefined;
+    if (err instanceof catalog().AddCancelled) return undefined;
     void vscode.window.showErrorMessage(`MCP Host cannot add ${server.name}: ${errorMessage(err)}`);
     return undefined;
   }
@@ -312,8 +303,8 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   // Input ids another server of the file uses already are its stored secrets: this entry gets its own.
   const config = vscode.workspace.getConfiguration('mcpHost');
   const { entry, inputs } = target.folder
-    ? distinctInputsInText(text, name, built)
-    : distinctInputs({ servers: config.get('servers', {}), inputs: config.get('inputs', []) }, name, built);
+    ? catalog().distinctInputsInText(text, name, built)
+    : catalog().distinctInputs({ servers: config.get('servers', {}), inputs: config.get('inputs', []) }, name, built);
   // Secrets go to SecretStorage under the same key the server's start reads; the file gets ${input:}.
   const values: string[] = [];
   for (const [index, input] of inputs.entries()) {
@@ -327,7 +318,7 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
   if (target.folder) {
     const uri = vscode.Uri.joinPath(target.folder.uri, WORKSPACE_CONFIG_PATH);
     await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(target.folder.uri, '.vscode'));
-    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(addEntryToText(text, name, entry, inputs)));
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(catalog().addEntryToText(text, name, entry, inputs)));
   } else {
     const current = vscode.workspace.getConfiguration('mcpHost');
     const declared = current.get<Array<{ id?: unknown }>>('inputs', []);
@@ -364,7 +355,7 @@ async function acceptLaunchRequests(serverName: string, built: BuiltEntry): Prom
 }
 
 function uniqueName(name: string, taken: Set<string>): string {
-  if (!taken.has(name) && !entryNameProblem(name)) return name;
+  if (!taken.has(name) && !catalog().entryNameProblem(name)) return name;
   for (let i = 2; ; i++) if (!taken.has(`${name}-${i}`)) return `${name}-${i}`;
 }
 
@@ -387,7 +378,7 @@ async function checkForUpdates(controller: HostController, context: vscode.Exten
     try {
       let client = clients.get(reg.registry);
       if (!client) {
-        client = new RegistryClient(reg.registry, { headers: configured.find((r) => r.url === reg.registry)?.headers ?? {} });
+        client = new (catalog().RegistryClient)(reg.registry, { headers: configured.find((r) => r.url === reg.registry)?.headers ?? {} });
         clients.set(reg.registry, client);
       }
       const latest = await client.get(reg.name, 'latest');
@@ -429,5 +420,5 @@ async function repin(name: string, file: string, from: string, to: string): Prom
   const servers = isRecord(root) ? (isRecord(root.servers) ? root.servers : root.mcpServers) : undefined;
   const entry = isRecord(servers) ? servers[name] : undefined;
   if (!isRecord(entry)) return;
-  await vscode.workspace.fs.writeFile(vscode.Uri.file(file), new TextEncoder().encode(replaceEntryInText(text, name, repinEntry(entry, from, to))));
+  await vscode.workspace.fs.writeFile(vscode.Uri.file(file), new TextEncoder().encode(catalog().replaceEntryInText(text, name, repinEntry(entry, from, to))));
 }
