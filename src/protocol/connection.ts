@@ -293,7 +293,11 @@ export class JsonRpcConnection implements Disposable {
     // reading, nor joins a write whose failure has been handled. Performance: no callback at the
     // end of the tick to forget it (a third nextTick per call of a sequential client, and a
     // larger optimised tick loop: about 1.5% of 5,000 sequential stdio calls).
-    sent.then(undefined, (err: unknown) => this.sendFailed(ids, err));
+    sent.then(undefined, (err: unknown) => {
+      // Failed: a later request never joins it, even should a transport return it again.
+      if (this.lastSent === sent) this.lastSent = undefined;
+      this.sendFailed(ids, err);
+    });
   }
 
   /** A write failed: the requests it carried fail (those not already settled otherwise). */
@@ -332,10 +336,12 @@ export class JsonRpcConnection implements Disposable {
 
   /**
    * `solo`: a request that is the only one under way. Sent alone (Transport.send) when the
-   * message before it was one too: a caller that waits for each answer before its next request,
-   * whose requests have nothing to gather with. Not the first request of a burst (256 at once,
-   * or all of a window whose answers came in one chunk): written alone, it would split the burst
-   * into two waves that the server answers apart from then on.
+   * message written before it was one too: a caller that waits for each answer before its next
+   * request, whose requests have nothing to gather with. Not after a notification, a response or
+   * a request sent beside others: so not the first request of a window of concurrent calls whose
+   * answers came in one chunk, which written alone would split the window into two waves that the
+   * server answers apart from then on. (The first of a burst that follows a lone request does go
+   * alone; its waves merge again within a few rounds.)
    */
   private write(message: unknown, solo = false): Promise<void> {
     this.options.onTrace?.('send', message);

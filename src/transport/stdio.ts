@@ -155,7 +155,7 @@ export class StdioTransport implements Transport {
     // (no tick, batch, promise resolver or pump of its own: about 5% of 5,000 sequential calls).
     if (options?.alone && this.queue.length === 0) {
       const stdin = this.child?.stdin;
-      if (stdin && stdin.writableLength === 0 && !this.stdinError && !stdin.destroyed && !stdin.writableEnded) return this.writeAlone(stdin, json);
+      if (stdin && stdin.writableLength === 0 && !this.stdinError && !stdin.errored && !stdin.destroyed && !stdin.writableEnded) return this.writeAlone(stdin, json);
     }
     // Messages sent in the same tick (e.g. the requests that the answers in one chunk of stdout
     // trigger) leave in one write, not one write (syscall, wake-up of the server) each.

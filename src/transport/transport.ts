@@ -42,9 +42,9 @@ export interface OversizeNotice {
 /** How a message is sent; a transport may ignore what it has no use for. */
 export interface SendOptions {
   /**
-   * Nothing else is under way: the peer waits for no other message of ours, so there is nothing
-   * to gather this message with. A transport that writes a tick's messages together may write
-   * this one at once (if nothing is queued before it).
+   * Likely nothing to gather this message with: the only request under way, after a message that
+   * was too (a caller that waits for each answer). A transport that writes a tick's messages
+   * together may write this one at once (if nothing is queued before it).
    */
   readonly alone?: boolean;
 }
@@ -58,9 +58,10 @@ export interface Transport {
   start(): Promise<void>;
   /**
    * Sends one JSON-RPC message (or batch). Resolves when written (respecting back-pressure).
-   * The messages sent in one tick may share one promise (StdioTransport writes them together);
-   * a promise is never returned again once its tick is over: JsonRpcConnection takes the
-   * requests of one promise for one write, timed from its first.
+   * The messages sent in one tick may share one promise (StdioTransport writes them together),
+   * while it is pending; a promise is never returned again once its tick is over, nor once it
+   * has settled: JsonRpcConnection takes the requests of one promise for one write, timed from
+   * its first.
    */
   send(message: unknown, options?: SendOptions): Promise<void>;
   /** Closes gracefully; a second call forces. Resolves when fully closed. */

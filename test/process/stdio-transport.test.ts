@@ -536,6 +536,23 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
     await t.close();
   });
 
+  test('a message sent alone that the pipe takes only in part settles when the server has read it', async () => {
+    const pidFile = path.join(dir, `alone-big-${Date.now()}.pid`);
+    const { t, messages } = makeTransport(['--hold-stdin', '--pid-file', pidFile]);
+    await t.start();
+    const pid = await readPid(pidFile);
+    let settled = false;
+    const big = t.send({ cmd: 'ack', seq: 0, data: 'd'.repeat(1024 * 1024) }, { alone: true }).then(() => (settled = true));
+    assert.equal((t as unknown as { openBatch?: unknown }).openBatch, undefined, 'written alone, no batch');
+    await sleep(200);
+    assert.equal(settled, false, 'not settled while the server has not read it');
+    process.kill(pid, 'SIGUSR1');
+    await big;
+    await waitFor(() => messages.length >= 1, 'the ack');
+    assert.equal((messages[0] as { len: number }).len, 1024 * 1024);
+    await t.close();
+  });
+
   test('200 x 1 MB messages to a slow reader all arrive, in order', async () => {
     const { t, messages } = makeTransport(['--slow']);
     await t.start();
@@ -585,7 +602,11 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
     for (let seq = 0; seq < 3; seq++) {
       results.push(...(await Promise.allSettled([t.send({ cmd: 'ack', seq, data: 'x' })])));
     }
-    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected']);
+    // Written alone (at once, see send()), too.
+    for (let seq = 3; seq < 5; seq++) {
+      results.push(...(await Promise.allSettled([t.send({ cmd: 'ack', seq, data: 'x' }, { alone: true })])));
+    }
+    assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected', 'rejected', 'rejected', 'rejected']);
     assert.ok(results.every((r) => r.status === 'rejected' && r.reason instanceof TransportError));
     await t.close();
   });

@@ -126,18 +126,36 @@ describe('JsonRpcConnection performance paths', () => {
     };
     await connection.notify('notifications/initialized');
     for (const method of ['a', 'b', 'c']) await answer(connection.request(method));
+    // A notification between two lone requests: the next is not sent alone.
+    await connection.notify('notifications/progress');
+    for (const method of ['d', 'e']) await answer(connection.request(method));
     // Two at once (the first still follows a lone request), answered in one go; then the next
     // two, whose first finds nothing else under way, but follows a request that was not alone:
     // the window of a concurrent caller whose answers came together stays one write.
     await answer(connection.request('x'), connection.request('y'));
     await answer(connection.request('x2'), connection.request('y2'));
-    await connection.notify('notifications/progress');
-    for (const method of ['d', 'e']) await answer(connection.request(method));
     assert.deepEqual(alone, [
       'notifications/initialized:false', 'a:false', 'b:true', 'c:true',
-      'x:true', 'y:false', 'x2:false', 'y2:false',
       'notifications/progress:false', 'd:false', 'e:true',
+      'x:true', 'y:false', 'x2:false', 'y2:false',
     ]);
+  });
+
+  test('a request given a write promise that has already failed fails with it, not at its timeout', async () => {
+    // Against the contract (a settled promise is not returned again), but a request must not hang on it.
+    const failed = Promise.reject(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' }));
+    failed.catch(() => {});
+    const transport = new BatchingTransport();
+    transport.send = (message: unknown) => {
+      transport.sent.push(message);
+      return failed;
+    };
+    const connection = new JsonRpcConnection(transport, { label: "server 'f'" });
+    await assert.rejects(connection.request('a', {}, undefined, { timeoutMs: 5000 }), /EPIPE/);
+    const started = Date.now();
+    await assert.rejects(connection.request('b', {}, undefined, { timeoutMs: 5000 }), /EPIPE/);
+    assert.ok(Date.now() - started < 1000, `failed after ${Date.now() - started} ms`);
+    connection.dispose();
   });
 
   test('an exception while sending fails that request, as before', async () => {
