@@ -310,3 +310,49 @@ describe('the gateway keeps a bounded number of sessions per server', () => {
     assert.equal(await ping(sessions[0]), 404);
   });
 });
+
+describe('the gateway in front of a modern-era server (2026-07-28)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-modern-'));
+  const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'workspace', workspaceFolder: dir };
+  const def: ServerDefinition = { type: 'stdio', name: 'modern', command: process.execPath, args: [fixture('modern-only.mjs')], env: {}, source };
+  const gateway = new Gateway({});
+  const server = new ServerConnection(def, serverId(def), def.name, source, testEnvironment([], { trafficCapacity: () => 1000 }));
+  let client: Client;
+
+  before(async () => {
+    await gateway.listen();
+    await server.start();
+    gateway.share(server);
+    client = new Client({ name: 'chat-agent', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.urlOf('modern')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+  });
+
+  after(async () => {
+    await client?.close();
+    await gateway.close();
+    await server.stop();
+    server.dispose();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("an agent's _meta cannot stand in for the host's version, identity or capabilities; its other keys go through", async () => {
+    const result = await client.callTool({
+      name: 'echo',
+      arguments: { text: 'hi' },
+      _meta: {
+        'io.modelcontextprotocol/protocolVersion': '1999-01-01',
+        'io.modelcontextprotocol/clientInfo': { name: 'not-mcp-host', version: '6.6.6' },
+        'io.modelcontextprotocol/clientCapabilities': { sampling: {} },
+        'com.example/trace': 'abc',
+      },
+    });
+    assert.equal((result.content as Array<{ text: string }>)[0].text, 'hi', 'answered in the version the host agreed on');
+    const sent = server.traffic.entries().flatMap((e) => (e.kind === 'message' && e.direction === 'send' && (e.message as { method?: string }).method === 'tools/call' ? [e.message] : []));
+    assert.equal(sent.length, 1);
+    const meta = (sent[0] as { params: { _meta: Record<string, unknown> } }).params._meta;
+    assert.equal(meta['io.modelcontextprotocol/protocolVersion'], '2026-07-28');
+    assert.notEqual((meta['io.modelcontextprotocol/clientInfo'] as { name: string }).name, 'not-mcp-host');
+    assert.equal((meta['io.modelcontextprotocol/clientCapabilities'] as Record<string, unknown>).sampling, undefined);
+    assert.equal(meta['com.example/trace'], 'abc');
+  });
+});

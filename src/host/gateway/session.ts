@@ -5,7 +5,16 @@ import type * as http from 'node:http';
 import { ErrorCode, McpError } from '../../protocol/errors';
 import { errorMessage } from '../../util/errorMessage';
 import { isRecord } from '../../util/isRecord';
+import { MetaKey } from '../../protocol/era';
 import type { ServerConnection } from '../serverConnection';
+
+/**
+ * `_meta` keys that are the client's own in the modern era (its version, identity, capabilities,
+ * log level): toward the shared server the client is MCP Host, whose connection sets them; an
+ * agent's values are dropped rather than sent in their place (the server would see another
+ * client, or a version the session never agreed on).
+ */
+const HOST_OWNED_META: ReadonlySet<string> = new Set([MetaKey.protocolVersion, MetaKey.clientInfo, MetaKey.clientCapabilities, MetaKey.logLevel]);
 
 /** What the gateway speaks to its clients (the Streamable HTTP eras VS Code and the SDK client use). */
 export const GATEWAY_PROTOCOL_VERSIONS: readonly string[] = ['2025-11-25', '2025-06-18', '2025-03-26'];
@@ -178,7 +187,7 @@ export class GatewaySession {
     const meta = isRecord(params?._meta) ? params._meta : undefined;
     const progressToken = meta?.progressToken;
     const { _meta: _dropped, ...rest } = params ?? {};
-    const otherMeta = meta ? Object.fromEntries(Object.entries(meta).filter(([k]) => k !== 'progressToken')) : undefined;
+    const otherMeta = meta ? Object.fromEntries(Object.entries(meta).filter(([k]) => k !== 'progressToken' && !HOST_OWNED_META.has(k))) : undefined;
     const relayed = { ...rest, ...(otherMeta && Object.keys(otherMeta).length > 0 ? { _meta: otherMeta } : {}) };
     let result: Record<string, unknown>;
     this.relaying++;
