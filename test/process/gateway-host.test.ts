@@ -11,7 +11,7 @@ import { ElicitRequestSchema, LoggingMessageNotificationSchema, ToolListChangedN
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ServerConnection, serverId } from '../../src/host/serverConnection';
 import type { ConfigSource, ServerDefinition } from '../../src/host/config';
-import { Gateway } from '../../src/host/gateway/gateway';
+import { Gateway, type GatewayOptions } from '../../src/host/gateway/gateway';
 import { buildTimeline } from '../../src/host/traffic';
 import { buildTrafficModel } from '../../src/vscode/traffic/trafficRows';
 import type { ClientRequestHandlers } from '../../src/protocol/client';
@@ -19,35 +19,45 @@ import { testEnvironment } from '../helpers/host';
 import { EVERYTHING } from '../helpers/servers';
 import { fixture } from '../helpers/paths';
 
-describe('the gateway in front of a ServerConnection', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-host-'));
+/**
+ * A stdio server shared by a Gateway in this process (its traffic recorded), and one agent, the
+ * SDK client, connected to it: made in the describe's before(), ended in its after().
+ */
+function sharedWithAgent(name: string, args: string[], env: Record<string, string>, options: GatewayOptions = {}) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), `gateway-host-${name}-`));
   const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'workspace', workspaceFolder: dir };
-  // A secret of the server's configuration: the host hides it wherever a person sees it.
-  const secret = 'Zq8vN3pL0wR7tY2uK5mB';
-  const def: ServerDefinition = { type: 'stdio', name: 'good', command: process.execPath, args: [fixture('good-server.mjs')], env: { API_TOKEN: secret }, source };
-  const disabled = new Set(['add']);
-  const gateway = new Gateway({ isToolDisabled: (server, tool) => server === 'good' && disabled.has(tool) });
+  const def: ServerDefinition = { type: 'stdio', name, command: process.execPath, args, env, source };
+  const gateway = new Gateway(options);
   const server = new ServerConnection(def, serverId(def), def.name, source, testEnvironment([], { trafficCapacity: () => 1000 }));
-  let client: Client;
+  const shared = { gateway, server, client: undefined as unknown as Client };
 
   before(async () => {
     await gateway.listen();
     await server.start();
     gateway.share(server);
-    client = new Client({ name: 'chat-agent', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.urlOf('good')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
+    shared.client = new Client({ name: 'chat-agent', version: '1' });
+    await shared.client.connect(new StreamableHTTPClientTransport(new URL(gateway.urlOf(name)), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
   });
 
   after(async () => {
-    await client?.close();
+    await shared.client?.close();
     await gateway.close();
     await server.stop();
     server.dispose();
     fs.rmSync(dir, { recursive: true, force: true });
   });
+  return shared;
+}
+
+describe('the gateway in front of a ServerConnection', () => {
+  // A secret of the server's configuration: the host hides it wherever a person sees it.
+  const secret = 'Zq8vN3pL0wR7tY2uK5mB';
+  const disabled = new Set(['add']);
+  const shared = sharedWithAgent('good', [fixture('good-server.mjs')], { API_TOKEN: secret }, { isToolDisabled: (server, tool) => server === 'good' && disabled.has(tool) });
+  const { gateway, server } = shared;
 
   test("a relayed call is the gateway client's in the traffic; the host's own is not", async () => {
-    await client.callTool({ name: 'echo', arguments: { text: 'from the agent' } });
+    await shared.client.callTool({ name: 'echo', arguments: { text: 'from the agent' } });
     await server.callTool('echo', { text: 'from the person' });
     const calls = buildTimeline(server.traffic.entries()).filter((r) => r.method === 'tools/call');
     assert.equal(calls.length, 2);
@@ -63,7 +73,7 @@ describe('the gateway in front of a ServerConnection', () => {
 
   test("a client's cancellation reaches the server as notifications/cancelled for the relayed call", async () => {
     const abort = new AbortController();
-    const call = client.callTool({ name: 'slow', arguments: { ms: 10_000 } }, undefined, { signal: abort.signal });
+    const call = shared.client.callTool({ name: 'slow', arguments: { ms: 10_000 } }, undefined, { signal: abort.signal });
     await new Promise((r) => setTimeout(r, 200));
     abort.abort();
     await assert.rejects(call);
@@ -100,10 +110,10 @@ describe('the gateway in front of a ServerConnection', () => {
 
   test("a server's log messages reach a client as the person's log has them (redacted, cut at 16 KiB); so do error messages", async () => {
     const logged: Array<{ data: unknown }> = [];
-    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params));
+    shared.client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logged.push(n.params));
     await server.callTool('log', { level: 'error', data: `upstream said 401 for token ${secret}` });
     await server.callTool('log', { level: 'info', data: 'x'.repeat(2_000_000) });
-    await assert.rejects(client.callTool({ name: `no-such-tool-${secret}`, arguments: {} }), (err: Error) => {
+    await assert.rejects(shared.client.callTool({ name: `no-such-tool-${secret}`, arguments: {} }), (err: Error) => {
       assert.match(err.message, /Unknown tool: no-such-tool-\*\*\*/);
       return true;
     });
@@ -133,25 +143,25 @@ describe('the gateway in front of a ServerConnection', () => {
   });
 
   test('a disabled tool is not listed and is refused with a message naming it', async () => {
-    const names = (await client.listTools()).tools.map((t) => t.name);
+    const names = (await shared.client.listTools()).tools.map((t) => t.name);
     assert.ok(names.includes('echo'));
     assert.ok(!names.includes('add'));
-    await assert.rejects(client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }), /"add" of server "good" is disabled/);
+    await assert.rejects(shared.client.callTool({ name: 'add', arguments: { a: 1, b: 2 } }), /"add" of server "good" is disabled/);
     // The person's own list still has it: only the gateway's clients are kept from it.
     assert.ok(server.lists.tools.some((t) => t.name === 'add'));
   });
 
   test('a tool disabled while a client is connected: the client is told to list again, and the tool is gone', async () => {
-    const listChanged = new Promise<void>((resolve) => client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
+    const listChanged = new Promise<void>((resolve) => shared.client.setNotificationHandler(ToolListChangedNotificationSchema, () => resolve()));
     disabled.add('echo');
     try {
       gateway.toolsChanged('good');
       await listChanged;
-      assert.ok(!(await client.listTools()).tools.some((t) => t.name === 'echo'));
+      assert.ok(!(await shared.client.listTools()).tools.some((t) => t.name === 'echo'));
     } finally {
       disabled.delete('echo');
     }
-    assert.ok((await client.listTools()).tools.some((t) => t.name === 'echo'));
+    assert.ok((await shared.client.listTools()).tools.some((t) => t.name === 'echo'));
   });
 });
 
@@ -312,31 +322,11 @@ describe('the gateway keeps a bounded number of sessions per server', () => {
 });
 
 describe('the gateway in front of a modern-era server (2026-07-28)', () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'gateway-modern-'));
-  const source: ConfigSource = { file: path.join(dir, 'mcp.json'), kind: 'workspace', workspaceFolder: dir };
-  const def: ServerDefinition = { type: 'stdio', name: 'modern', command: process.execPath, args: [fixture('modern-only.mjs')], env: {}, source };
-  const gateway = new Gateway({});
-  const server = new ServerConnection(def, serverId(def), def.name, source, testEnvironment([], { trafficCapacity: () => 1000 }));
-  let client: Client;
-
-  before(async () => {
-    await gateway.listen();
-    await server.start();
-    gateway.share(server);
-    client = new Client({ name: 'chat-agent', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(gateway.urlOf('modern')), { requestInit: { headers: { Authorization: `Bearer ${gateway.token}` } } }));
-  });
-
-  after(async () => {
-    await client?.close();
-    await gateway.close();
-    await server.stop();
-    server.dispose();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const shared = sharedWithAgent('modern', [fixture('modern-only.mjs')], {});
+  const { server } = shared;
 
   test("an agent's _meta cannot stand in for the host's version, identity or capabilities; its other keys go through", async () => {
-    const result = await client.callTool({
+    const result = await shared.client.callTool({
       name: 'echo',
       arguments: { text: 'hi' },
       _meta: {
