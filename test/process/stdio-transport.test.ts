@@ -160,6 +160,14 @@ async function readPid(file: string): Promise<number> {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A started transport whose server does not read its stdin until SIGUSR1 is sent to `pid`. */
+async function startHeld(tag: string) {
+  const pidFile = path.join(dir, `${tag}-${Date.now()}.pid`);
+  const made = makeTransport(['--hold-stdin', '--pid-file', pidFile]);
+  await made.t.start();
+  return { ...made, pid: await readPid(pidFile) };
+}
+
 before(() => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mcp-host-stdio-'));
   serverPath = path.join(dir, 'server.mjs');
@@ -465,10 +473,7 @@ describe('StdioTransport: shutdown', { timeout: 20000 }, () => {
 
 describe('StdioTransport: sending', { timeout: 30000 }, () => {
   test('send() respects back-pressure: it resolves only once the server reads', async () => {
-    const pidFile = path.join(dir, `hold-${Date.now()}.pid`);
-    const { t, messages } = makeTransport(['--hold-stdin', '--pid-file', pidFile]);
-    await t.start();
-    const pid = await readPid(pidFile);
+    const { t, messages, pid } = await startHeld('hold');
     const data = 'd'.repeat(1024 * 1024);
     const resolved: number[] = [];
     const sends = Array.from({ length: 8 }, (_, seq) => t.send({ cmd: 'ack', seq, data }).then(() => resolved.push(seq)));
@@ -484,10 +489,7 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
 
   test('one write per tick: sends of a tick share its promise, a later tick gets its own, even while the pipe is full', async () => {
     // Transport.send's rule, which JsonRpcConnection relies on to time a request from its own write.
-    const pidFile = path.join(dir, `tick-${Date.now()}.pid`);
-    const { t, messages } = makeTransport(['--hold-stdin', '--pid-file', pidFile]);
-    await t.start();
-    const pid = await readPid(pidFile);
+    const { t, messages, pid } = await startHeld('tick');
     const data = 'd'.repeat(1024 * 1024);
     const first = [t.send({ cmd: 'ack', seq: 0, data }), t.send({ cmd: 'ack', seq: 1, data })];
     assert.equal(first[0], first[1], 'the sends of one tick share one write');
@@ -506,10 +508,7 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
   });
 
   test('a message sent alone is written at once, never before what was sent earlier, and still waits for a full pipe', async () => {
-    const pidFile = path.join(dir, `alone-${Date.now()}.pid`);
-    const { t, messages } = makeTransport(['--hold-stdin', '--pid-file', pidFile]);
-    await t.start();
-    const pid = await readPid(pidFile);
+    const { t, messages, pid } = await startHeld('alone');
     const stdin = (t as unknown as { child: { stdin: { writableLength: number } } }).child.stdin;
     // Nothing queued: written within send() (the pipe took it), not at the end of the tick.
     const first = t.send({ cmd: 'ack', seq: 0, data: 'a' }, { alone: true });
@@ -537,10 +536,7 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
   });
 
   test('a message sent alone that the pipe takes only in part settles when the server has read it', async () => {
-    const pidFile = path.join(dir, `alone-big-${Date.now()}.pid`);
-    const { t, messages } = makeTransport(['--hold-stdin', '--pid-file', pidFile]);
-    await t.start();
-    const pid = await readPid(pidFile);
+    const { t, messages, pid } = await startHeld('alone-big');
     let settled = false;
     const big = t.send({ cmd: 'ack', seq: 0, data: 'd'.repeat(1024 * 1024) }, { alone: true }).then(() => (settled = true));
     assert.equal((t as unknown as { openBatch?: unknown }).openBatch, undefined, 'written alone, no batch');
@@ -612,10 +608,7 @@ describe('StdioTransport: sending', { timeout: 30000 }, () => {
   });
 
   test('one send only partly taken by the pipe: it rejects when the server dies without reading it', async () => {
-    const pidFile = path.join(dir, `hold-die-${Date.now()}.pid`);
-    const { t, closed } = makeTransport(['--hold-stdin', '--pid-file', pidFile]);
-    await t.start();
-    const pid = await readPid(pidFile);
+    const { t, closed, pid } = await startHeld('hold-die');
     let settled = '';
     const send = t.send({ cmd: 'ack', seq: 0, data: 'p'.repeat(4 * 1024 * 1024) }).then(
       () => (settled = 'resolved'),
