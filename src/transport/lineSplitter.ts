@@ -22,7 +22,11 @@ export interface OversizeLineInfo {
 export interface LineSplitterOptions {
   /** Longest accepted line in bytes, not counting '\n' or '\r\n'. */
   readonly maxLineBytes: number;
-  /** One complete line, without its '\n' and without a trailing '\r'. The buffer may be a view. */
+  /**
+   * One complete line, without its '\n' and without a trailing '\r'. The buffer may be a view of
+   * a chunk, or of the process's shared join buffer (ByteChunks.takeTransient): it is valid only
+   * during the call, so decode it there and keep nothing of it (copy what must stay).
+   */
   onLine(line: Buffer): void;
   /** Called once per refused line, as soon as it is known to be too long. */
   onOversize(info: OversizeLineInfo): void;
@@ -123,7 +127,7 @@ export class LineSplitter {
       line = piece;
     } else {
       this.pending.push(piece);
-      line = this.pending.take();
+      line = this.pending.takeTransient();
     }
     this.emit(line, failures);
   }
@@ -136,7 +140,7 @@ export class LineSplitter {
     if (this.discarding) {
       this.endDiscarding(failures);
     } else if (this.pending.length > 0) {
-      this.emit(this.pending.take(), failures);
+      this.emit(this.pending.takeTransient(), failures);
     }
     if (failures.length > 0) throw failures[0];
   }
@@ -172,8 +176,9 @@ export class LineSplitter {
         bytes: length,
         complete: true,
         limit: this.maxLineBytes,
-        head: line.subarray(0, Math.min(HEAD_BYTES, length)),
-        tail: line.subarray(Math.max(0, length - TAIL_BYTES), length),
+        // Copies: the line may be the shared join buffer (takeTransient).
+        head: Buffer.from(line.subarray(0, Math.min(HEAD_BYTES, length))),
+        tail: Buffer.from(line.subarray(Math.max(0, length - TAIL_BYTES), length)),
       };
       this.call(() => this.opts.onOversize(info), failures);
       return;

@@ -65,6 +65,49 @@ describe('ByteChunks', () => {
   });
 });
 
+describe('ByteChunks.takeTransient', () => {
+  test('joins into one buffer the process reuses: the next join of any holder lands in the same memory', () => {
+    const first = pieces([70_000, 1, 65_536]);
+    const secondParts = [Buffer.alloc(3, 0xee), Buffer.alloc(100_000, 0xef)];
+    const second = { parts: secondParts, whole: Buffer.concat(secondParts) };
+    const a = new ByteChunks();
+    const b = new ByteChunks();
+    for (const p of first.parts) a.push(p);
+    for (const p of second.parts) b.push(p);
+    const joinedA = a.takeTransient();
+    assert.ok(joinedA.equals(first.whole));
+    assert.equal(a.length, 0, 'the pieces are let go');
+    const copyOfA = Buffer.from(joinedA);
+    const joinedB = b.takeTransient();
+    assert.ok(joinedB.equals(second.whole));
+    assert.equal(joinedB.buffer, joinedA.buffer, 'one shared buffer');
+    assert.equal(joinedB.byteOffset, joinedA.byteOffset);
+    // Why callers must decode at once: the first join's bytes are overwritten by the second.
+    assert.ok(!joinedA.equals(copyOfA));
+  });
+
+  test('one piece is handed back itself, and a join over the shared size gets a buffer of its own', () => {
+    const one = Buffer.from('{"only":1}');
+    const chunks = new ByteChunks();
+    chunks.push(one);
+    assert.equal(chunks.takeTransient(), one);
+
+    const small = new ByteChunks();
+    small.push(Buffer.alloc(2, 1));
+    small.push(Buffer.alloc(2, 2));
+    const shared = small.takeTransient().buffer;
+
+    const big = new ByteChunks();
+    const half = Buffer.alloc(8 * 1024 * 1024 + 1, 0x61);
+    big.push(half);
+    big.push(half);
+    const joined = big.takeTransient();
+    assert.equal(joined.length, half.length * 2);
+    assert.notEqual(joined.buffer, shared);
+    assert.equal(joined[joined.length - 1], 0x61);
+  });
+});
+
 describe('LineSplitter with a line that arrives a byte at a time', () => {
   test('the line comes whole (held in ByteChunks meanwhile)', () => {
     const lines: string[] = [];
