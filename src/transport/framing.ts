@@ -231,9 +231,11 @@ export class LineDecoder {
    * over that are counted and said in one warning when the next second's first comes, or at the end.
    */
   private notJson(why: string, buf: Buffer, start: number, end: number): void {
-    if (!this.notJsonWarnings.admit()) return;
-    // Enough bytes for the excerpt's characters (at most 4 bytes each), not the whole line.
+    // Enough bytes for the excerpt's characters (at most 4 bytes each), not the whole line. Read
+    // before admit(), which may warn of the lines it held back: the listener may join a line of
+    // its own into the process's shared buffer, which `buf` may be (ByteChunks.takeTransient).
     const shown = decodeUtf8Prefix(buf.subarray(start, end), WARNING_EXCERPT_CHARS * 4 + 4);
+    if (!this.notJsonWarnings.admit()) return;
     this.opts.onWarning({ message: `Ignored a line on ${this.source} that is not JSON (${formatBytes(end - start)}): ${why}`, excerpt: excerpt(shown) });
   }
 

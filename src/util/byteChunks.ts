@@ -23,18 +23,25 @@ const BLOCK_BYTES = 16 * 1024;
  * message comes as fresh pages from the system, and touching them cost more than the copy itself
  * (10 stdio results of 8 MB: about 8,000 more page faults and 12 ms more in Buffer.concat than a
  * client that frees each join at once, which V8's collector does not promise; #21). A caller
- * decodes the bytes before anything else runs, so one buffer serves every connection in turn.
+ * reads the bytes before it runs any code of others (see takeTransient), so one buffer serves
+ * every connection in turn.
  */
 const SHARED_JOIN_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * Smaller joins take a buffer of their own, as before: fresh memory costs little at their size,
+ * and they neither keep the shared buffer alive nor make it.
+ */
+const SHARED_JOIN_MIN_BYTES = 64 * 1024;
 /** The shared buffer grows in steps of this (a message slightly larger than the last one does not reallocate). */
 const SHARED_JOIN_STEP_BYTES = 1024 * 1024;
-/** An unused shared buffer is let go after this long: a burst of large messages keeps it, a quiet process does not. */
+/** The shared buffer goes 10 to 20 s after its last use: a run of large messages keeps it, a quiet process does not. */
 const SHARED_JOIN_IDLE_MS = 10_000;
 
 let sharedJoin: Buffer | undefined;
 let sharedJoinUsed = false;
 let sharedJoinTimer: ReturnType<typeof setTimeout> | undefined;
 
+/** Every SHARED_JOIN_IDLE_MS while the buffer exists: kept if it was used since the last look. */
 function releaseIdleSharedJoin(): void {
   sharedJoinTimer = undefined;
   if (sharedJoinUsed) {
@@ -126,15 +133,15 @@ export class ByteChunks {
 
   /**
    * take(), into a buffer the whole process reuses (see SHARED_JOIN_MAX_BYTES): the result is
-   * valid only until the next takeTransient() anywhere, so the caller must be done with it before
-   * it returns control (decode it to text at once; never keep it or a view of it). One piece, or
-   * more than the shared buffer's size, is take() itself.
+   * valid only until the next takeTransient() anywhere, so the caller reads what it needs of it
+   * before it calls any code of others (a listener may join a line of its own) and keeps neither
+   * it nor a view of it. One piece, under 64 KiB or over 16 MiB in all: take() itself.
    */
   takeTransient(): Buffer {
     this.sealBlock();
     const pieces = this.pieces;
     const length = this.length;
-    if (pieces.length === 1 || length > SHARED_JOIN_MAX_BYTES) return this.take();
+    if (pieces.length <= 1 || length < SHARED_JOIN_MIN_BYTES || length > SHARED_JOIN_MAX_BYTES) return this.take();
     const joined = sharedJoinBuffer(length);
     let offset = 0;
     for (const piece of pieces) offset += piece.copy(joined, offset);

@@ -86,25 +86,47 @@ describe('ByteChunks.takeTransient', () => {
     assert.ok(!joinedA.equals(copyOfA));
   });
 
-  test('one piece is handed back itself, and a join over the shared size gets a buffer of its own', () => {
+  test('one piece is itself; a join under 64 KiB or over 16 MiB gets a buffer of its own and leaves the shared one be', () => {
     const one = Buffer.from('{"only":1}');
     const chunks = new ByteChunks();
     chunks.push(one);
     assert.equal(chunks.takeTransient(), one);
 
-    const small = new ByteChunks();
-    small.push(Buffer.alloc(2, 1));
-    small.push(Buffer.alloc(2, 2));
-    const shared = small.takeTransient().buffer;
+    const join = (...parts: Buffer[]) => {
+      const c = new ByteChunks();
+      for (const p of parts) c.push(p);
+      return c.takeTransient();
+    };
+    const shared = join(Buffer.alloc(40_000, 1), Buffer.alloc(40_000, 2)).buffer;
 
-    const big = new ByteChunks();
+    const small = join(Buffer.alloc(30_000, 1), Buffer.alloc(30_000, 2));
+    assert.notEqual(small.buffer, shared, 'a join under 64 KiB is not in the shared buffer');
+    assert.equal(small[0], 1);
+    assert.equal(small[59_999], 2);
+
     const half = Buffer.alloc(8 * 1024 * 1024 + 1, 0x61);
-    big.push(half);
-    big.push(half);
-    const joined = big.takeTransient();
-    assert.equal(joined.length, half.length * 2);
-    assert.notEqual(joined.buffer, shared);
-    assert.equal(joined[joined.length - 1], 0x61);
+    const big = join(half, half);
+    assert.equal(big.length, half.length * 2);
+    assert.notEqual(big.buffer, shared);
+    assert.equal(big[big.length - 1], 0x61);
+    // The large join neither used nor replaced the shared buffer: the next join lands in it again.
+    assert.equal(join(Buffer.alloc(40_000, 5), Buffer.alloc(40_000, 6)).buffer, shared);
+  });
+});
+
+describe('LineSplitter and the shared join buffer', () => {
+  test("an oversize line's first and last bytes are copies: a later join elsewhere does not change them", () => {
+    let kept: { head: Buffer; tail?: Buffer } | undefined;
+    const splitter = new LineSplitter({ maxLineBytes: 100_000, onLine: () => assert.fail('over the limit'), onOversize: (info) => (kept = info) });
+    // Held whole (within the limit and its one byte of slack), then ended over it: joined, then refused complete.
+    splitter.push(Buffer.alloc(100_001, 0x61));
+    splitter.push(Buffer.from('bbbbbbbbbb\n'));
+    assert.ok(kept?.tail);
+    const other = new LineSplitter({ maxLineBytes: 1_000_000, onLine: (line) => assert.equal(line.length, 140_000), onOversize: () => assert.fail('within the limit') });
+    other.push(Buffer.alloc(70_000, 0x7a));
+    other.push(Buffer.concat([Buffer.alloc(70_000, 0x7a), Buffer.from('\n')]));
+    assert.ok(kept.head.every((byte) => byte === 0x61), 'head still the refused line\'s');
+    assert.equal(kept.tail.toString('latin1').slice(-10), 'bbbbbbbbbb');
   });
 });
 

@@ -146,6 +146,34 @@ describe('LineDecoder', () => {
     assert.equal(warnings.length, 3 * NOT_JSON_WARNINGS_PER_SECOND + 3, 'ten a second, and three counts');
   });
 
+  test("a not-JSON line's excerpt is read before a listener runs: a line the listener joins elsewhere does not become it", () => {
+    let clock = 0;
+    const other = new LineDecoder({ onMessage: () => {}, onWarning: () => {}, now: () => clock });
+    const warnings: TransportWarning[] = [];
+    const decoder = new LineDecoder({
+      now: () => clock,
+      onMessage: () => {},
+      onWarning: (w) => {
+        warnings.push(w);
+        // The count of the lines held back comes first, from within the same call: a listener that
+        // makes another decoder join a long line of its own meanwhile.
+        if (/more line/.test(w.message)) {
+          other.push(Buffer.from(`{"other":"${'Z'.repeat(70_000)}`));
+          other.push(Buffer.from('"}\n'));
+        }
+      },
+    });
+    const banners = Array.from({ length: NOT_JSON_WARNINGS_PER_SECOND + 2 }, (_, i) => `banner ${i}\n`).join('');
+    decoder.push(Buffer.from(`${banners}first part ${'x'.repeat(70_000)}`));
+    decoder.push(Buffer.from(' last part'));
+    clock = 2000;
+    decoder.end(); // the held line, joined (over 64 KiB: the shared buffer), is not JSON
+    const last = warnings.at(-1)!;
+    assert.match(last.message, /not JSON/);
+    assert.ok(last.excerpt?.startsWith('first part xxx'), last.excerpt?.slice(0, 40));
+    assert.ok(warnings.some((w) => /2 more lines/.test(w.message)));
+  });
+
   test('a chunk that takes longer than a turn allows is handed back at a line end, and nothing is lost', async () => {
     const messages: unknown[] = [];
     const handedBack: Buffer[] = [];
