@@ -5,3 +5,4 @@
 export { RegistryClient, RegistryError, readRegistrySettings, registryClient, suggestEntryName, transportsOf } from './host/catalog';
 export { AddCancelled, buildEntry, installOptions, needsOf } from './host/catalog/toEntry';
 export { addEntryToText, configuredNames, distinctInputs, distinctInputsInText, entryNameProblem, replaceEntryInText } from './host/catalog/configEdit';
+export { LAUNCHER_REQUESTS_RISK, launcherRequestsHeadline } from './host/catalog/launcherRequests';

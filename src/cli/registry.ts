@@ -21,6 +21,7 @@ import {
   type ValueQuestion,
 } from '../host/catalog/toEntry';
 import { EntryExistsError, addEntryToText } from '../host/catalog/configEdit';
+import { LAUNCHER_REQUESTS_RISK, launcherRequestsHeadline } from '../host/catalog/launcherRequests';
 import type { OfficialMeta } from '../host/catalog/serverJson';
 import { errorMessage } from '../util/errorMessage';
 import { ExitCode, type CliIo } from './io';
@@ -328,9 +329,9 @@ function launcherOptionsAccepted(command: string, serverName: string, built: Bui
   if (built.launcherRequests.length === 0 || options.acceptLauncherOptions) return true;
   io.stderr(
     [
-      `mcp-host ${command}: ${displayText(serverName, 200)} asks ${displayText(String(built.entry.command), 40)} for more than running its package:`,
+      `mcp-host ${command}: ${launcherRequestsHeadline(serverName, built.entry.command)}:`,
       ...built.launcherRequests.map((r) => `  ${r}`),
-      `Such options and variables can give it this machine's files, devices, network or secrets, or run other code than the listed version; ${outcome}.`,
+      `${LAUNCHER_REQUESTS_RISK}; ${outcome}.`,
       'Add --accept-launcher-options if you expect them.',
       '',
     ].join('\n'),

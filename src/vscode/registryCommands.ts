@@ -249,9 +249,10 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
     const go = await prompter.message('warning', `${server.name} is deprecated in ${registry.url}.`, { key: 'browse.deprecated', modal: true }, 'Add Anyway');
     if (go !== 'Add Anyway') return undefined;
   }
-  const options = catalog().installOptions(server).filter((o) => !o.unsupported);
+  const offered = catalog().installOptions(server);
+  const options = offered.filter((o) => !o.unsupported);
   if (options.length === 0) {
-    const why = catalog().installOptions(server).map((o) => o.unsupported).filter(Boolean).join('; ');
+    const why = offered.map((o) => o.unsupported).filter(Boolean).join('; ');
     void vscode.window.showErrorMessage(`MCP Host cannot install ${server.name}: ${displayText(why || 'it has no package or remote', 300)}`);
     return undefined;
   }
@@ -339,16 +340,12 @@ async function addFromRegistry(controller: HostController, context: vscode.Exten
  */
 async function acceptLaunchRequests(serverName: string, built: BuiltEntry): Promise<boolean> {
   if (built.launcherRequests.length === 0) return true;
-  const command = displayText(String(built.entry.command), 40);
+  const { launcherRequestsHeadline, LAUNCHER_REQUESTS_RISK } = catalog();
   // Each request is shown whole enough to judge (launcherRequests: escaped, both ends of a long one).
   const answer = await usageServices.prompter.message(
     'warning',
-    `${displayText(serverName, 120)} asks ${command} for more than running its package: ${built.launcherRequests.join('; ')}.`,
-    {
-      key: 'browse.launcher',
-      modal: true,
-      detail: `Options and variables like these can give the server this machine's files, devices, network or secrets, or run other code than the version the registry lists. Add it only if you expect them.`,
-    },
+    `${launcherRequestsHeadline(serverName, built.entry.command)}: ${built.launcherRequests.join('; ')}.`,
+    { key: 'browse.launcher', modal: true, detail: `${LAUNCHER_REQUESTS_RISK}. Add it only if you expect them.` },
     'Add Anyway',
   );
   return answer === 'Add Anyway';

@@ -399,7 +399,7 @@ describe('mcp-host search / add / list --registry (the built CLI)', () => {
       [
         'mcp-host add: io.github.example/database-manager asks docker for more than running its package:',
         '  --network host',
-        "Such options and variables can give it this machine's files, devices, network or secrets, or run other code than the listed version; nothing written.",
+        "Such options and variables can give the server this machine's files, devices, network or secrets, or run other code than the version the registry lists; nothing written.",
         'Add --accept-launcher-options if you expect them.',
         '',
       ].join('\n'),

@@ -4,7 +4,7 @@
 // `-e GITHUB_TOKEN` (the host's value, forwarded), `uvx --from git+https://…`, `npx -p other`,
 // `NODE_OPTIONS`, `UV_INDEX_URL` widen what the server may reach or change what runs. The
 // registry is a remote party: such requests are shown to the person, who accepts them or not.
-import { shownBothEnds } from '../../util/serverText';
+import { displayText, shownBothEnds } from '../../util/serverText';
 
 /** Options a launcher may be given without widening anything; `value`: the option takes the next token. */
 type KnownOptions = Readonly<Record<string, 'flag' | 'value'>>;
@@ -168,3 +168,11 @@ export function launcherRequests(registryType: string, runtimeArguments: readonl
   }
   return requests;
 }
+
+/** What the CLI and the editor say before the list of requests: "NAME asks COMMAND for more than running its package". */
+export function launcherRequestsHeadline(serverName: string, command: unknown): string {
+  return `${displayText(serverName, 120)} asks ${displayText(String(command), 40)} for more than running its package`;
+}
+
+/** Why the requests are asked about, in the CLI's refusal and the editor's question alike. */
+export const LAUNCHER_REQUESTS_RISK = "Such options and variables can give the server this machine's files, devices, network or secrets, or run other code than the version the registry lists";
