@@ -305,35 +305,41 @@ async function warmUpHttpServer(url) {
   }
 }
 
-const scenarios = {};
-for (const name of names) {
-  const scenario = SCENARIOS[name];
-  const runs = runsOverride ?? scenario.runs;
-  const all = isHttp(name) ? HTTP_CLIENT_NAMES : CLIENTS;
-  const samples = Object.fromEntries(all.map((c) => [c, []]));
-  const clients = isHttp(name) && !HAS_HTTP ? all.filter((c) => c !== 'ours') : all;
-  process.stdout.write(`${scenario.title}: `);
+/**
+ * Runs `name` `runs` times for each entry of `workers` (label -> worker client), taking turns
+ * within each round and rotating the order between rounds, so that noise from the machine hits
+ * them alike. The samples of each label.
+ */
+async function takingTurns(name, runs, workers) {
+  const labels = Object.keys(workers);
+  const samples = Object.fromEntries(labels.map((label) => [label, []]));
   for (let round = 0; round < runs; round++) {
-    for (let k = 0; k < clients.length; k++) {
-      const client = clients[(round + k) % clients.length];
-      const result = await runWorker(client, name);
-      if (result) samples[client].push(result);
+    for (let k = 0; k < labels.length; k++) {
+      const label = labels[(round + k) % labels.length];
+      const result = await runWorker(workers[label], name);
+      if (result) samples[label].push(result);
       process.stdout.write('.');
     }
   }
   log();
-  const entry = {};
-  for (const client of all) {
-    const s = samples[client];
-    entry[client] = {
-      median_ms: s.length ? round1(median(s.map((x) => x.ms))) : null,
-      peak_rss_mb: s.length ? round1(median(s.map((x) => x.peak_rss_mb))) : null,
-      runs_ms: s.map((x) => round1(x.ms)),
-      cpu_ms: s.length ? round1(median(s.map((x) => x.cpu_ms))) : null,
-    };
-  }
+  return samples;
+}
+
+/** The medians of one client's runs (null for a client that did not run), and every run's time. */
+function summaryOf(runs) {
+  const medianOf = (key) => (runs.length ? round1(median(runs.map((x) => x[key]))) : null);
+  return { median_ms: medianOf('ms'), peak_rss_mb: medianOf('peak_rss_mb'), runs_ms: runs.map((x) => round1(x.ms)), cpu_ms: medianOf('cpu_ms') };
+}
+
+const scenarios = {};
+for (const name of names) {
+  const scenario = SCENARIOS[name];
+  const all = isHttp(name) ? HTTP_CLIENT_NAMES : CLIENTS;
+  const clients = isHttp(name) && !HAS_HTTP ? all.filter((c) => c !== 'ours') : all;
+  process.stdout.write(`${scenario.title}: `);
+  const samples = await takingTurns(name, runsOverride ?? scenario.runs, Object.fromEntries(clients.map((c) => [c, c])));
   // The clients only (socket: HTTP scenarios); titles go in `titles`.
-  scenarios[name] = entry;
+  scenarios[name] = Object.fromEntries(all.map((client) => [client, summaryOf(samples[client] ?? [])]));
 }
 await httpServer?.stop();
 
@@ -344,22 +350,9 @@ await httpServer?.stop();
 const TRAFFIC_MODES = { off: 'ours', on: 'ours+traffic', floor: 'floor' };
 const traffic = {};
 for (const name of args.includes('--no-traffic') ? [] : TRAFFIC_SCENARIOS.filter((n) => names.includes(n))) {
-  const runs = runsOverride ?? SCENARIOS[name].runs;
-  const modes = Object.keys(TRAFFIC_MODES);
-  const samples = Object.fromEntries(modes.map((mode) => [mode, []]));
   process.stdout.write(`${SCENARIOS[name].title}, traffic recording off/on, and the floor: `);
-  for (let round = 0; round < runs; round++) {
-    for (let k = 0; k < modes.length; k++) {
-      const mode = modes[(round + k) % modes.length];
-      const result = await runWorker(TRAFFIC_MODES[mode], name);
-      if (result) samples[mode].push(result);
-      process.stdout.write('.');
-    }
-  }
-  log();
-  traffic[name] = Object.fromEntries(
-    Object.entries(samples).map(([mode, s]) => [mode, { median_ms: s.length ? round1(median(s.map((x) => x.ms))) : null, peak_rss_mb: s.length ? round1(median(s.map((x) => x.peak_rss_mb))) : null, runs_ms: s.map((x) => round1(x.ms)) }]),
-  );
+  const samples = await takingTurns(name, runsOverride ?? SCENARIOS[name].runs, TRAFFIC_MODES);
+  traffic[name] = Object.fromEntries(Object.entries(samples).map(([mode, runs]) => [mode, summaryOf(runs)]));
 }
 
 function round1(n) {
